@@ -1,0 +1,36 @@
+# Two commands do everything: `make run` serves the app, `make test` runs the whole suite.
+VENV := .venv
+PY := $(VENV)/bin/python
+HOST ?= 0.0.0.0
+PORT ?= 8000
+CHROMIUM := /usr/bin/chromium
+
+.PHONY: install run test lint chromium bench
+
+$(VENV)/.installed: pyproject.toml
+	python3 -m venv $(VENV)
+	$(VENV)/bin/pip install --quiet --upgrade pip
+	$(VENV)/bin/pip install --quiet -e '.[dev]'
+	touch $@
+
+install: $(VENV)/.installed
+
+# The browser tests drive Debian's Chromium (Playwright's own download does not work here).
+chromium:
+	@test -x $(CHROMIUM) || (apt-get update -qq && apt-get install -y -qq chromium)
+
+run: install
+	$(PY) manage.py migrate --noinput
+	$(PY) manage.py collectstatic --noinput --verbosity 0
+	@echo "Open http://$$(hostname -I 2>/dev/null | cut -d' ' -f1):$(PORT)/ on a phone on this network."
+	$(VENV)/bin/gunicorn scorekeeper.wsgi --bind $(HOST):$(PORT) --workers 2 --access-logfile -
+
+test: install chromium
+	$(PY) -m pytest -q
+
+lint: install
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+
+bench: install
+	$(PY) bench/replay_bench.py

@@ -1,0 +1,82 @@
+import json
+import sys
+
+from django.core.management.base import BaseCommand
+
+from games import matchfile, rules
+from games.rules import RuleError
+
+
+def read_file(path: str) -> str:
+    """The text of a match file, `-` being standard input; an unreadable file is `bad_file`."""
+    try:
+        if path == "-":
+            return sys.stdin.read()
+        with open(path, encoding="utf-8") as f:
+            return f.read()
+    except (OSError, UnicodeDecodeError) as e:
+        raise RuleError("bad_file", f"Can't read {path}: {getattr(e, 'strerror', None) or e}.") from None
+
+
+def fail(command: BaseCommand, error: RuleError, as_json: bool):
+    """Report a bad file the way FORMAT.md says, then exit with status 1."""
+    if as_json:
+        command.stdout.write(json.dumps(matchfile.error_document(error)))
+    else:
+        where = f"Hand {error.hand}: " if error.hand else ""
+        command.stderr.write(f"{where}{error.message} ({error.code})")
+    raise SystemExit(1)
+
+
+def _signed(n: int) -> str:
+    return f"{n:+d}" if n else "0"
+
+
+def table(match: matchfile.Match, doc: dict) -> str:
+    """The replay as a table for people: each hand's changes and running scores."""
+    players = doc["players"]
+    width = max(8, *(len(p) + 1 for p in players))
+    house = rules.ruleset_overrides(match.preset, match.ruleset)
+    lines = [
+        f"Rules: {match.preset}" + (f" with {house}" if house else ""),
+        "",
+        f"{'Hand':>4}  {'Dealer':<{width}}" + "".join(f"{p:>{width}}" for p in players),
+        f"{'':>4}  {'start':<{width}}"
+        + "".join(f"{match.ruleset.starting_score:>{width}}" for _ in players),
+    ]
+    for hand in doc["hands"]:
+        cells = (f"{_signed(hand['changes'][p])} {hand['scores'][p]:>3}" for p in players)
+        lines.append(f"{hand['number']:>4}  {hand['dealer']:<{width}}"
+                     + "".join(f"{c:>{width}}" for c in cells))
+    lines.append("")
+    if doc["finished"]:
+        how = "took all five tricks" if doc["won_by"] == rules.SWEEP else "reached zero"
+        verb = "wins" if len(doc["winners"]) == 1 else "share the win"
+        lines.append(f"{rules.join_names(doc['winners'])} {verb} ({how}).")
+        currency = match.stakes.currency
+        for p in doc["payouts"]:
+            lines.append(f"{p['from']} pays {p['to']} {p['amount']} {currency}")
+        if doc["net"]:
+            lines.append("Net: " + ", ".join(f"{p} {n}" for p, n in doc["net"].items()))
+    else:
+        lines.append("The match goes on.")
+    return "\n".join(lines)
+
+
+class Command(BaseCommand):
+    help = "Check a buck-euchre/1 match file with the rules engine and print the match."
+
+    def add_arguments(self, parser):
+        parser.add_argument("file", help="the match file, or - for standard input")
+        parser.add_argument("--json", action="store_true", help="print one JSON document")
+
+    def handle(self, *args, **options):
+        try:
+            match, state, results = matchfile.load(read_file(options["file"]))
+        except RuleError as e:
+            fail(self, e, options["json"])
+        doc = matchfile.report(match, state, results)
+        if options["json"]:
+            self.stdout.write(json.dumps(doc))
+        else:
+            self.stdout.write(table(match, doc))

@@ -1,0 +1,216 @@
+"""The `buck-euchre/1` match file (FORMAT.md): parse, dump and the replay report.
+
+Parsing checks every hand with the rules engine as it reads it, so the first fault found is
+the first fault in the file, whether it is a typo or a broken rule.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+
+from games import rules
+from games.rules import Hand, MatchState, RuleError, Ruleset, Stakes
+
+FORMAT = "buck-euchre/1"
+TOP_KEYS = {"format", "rules", "stakes", "players", "first_dealer", "hands"}
+REQUIRED_KEYS = TOP_KEYS - {"stakes"}
+STAKE_KEYS = ("per_game", "per_point", "per_set")
+HAND_KEYS = {"upcard", "trump", "maker", "bid", "dropped", "tricks", "passed", "dealer"}
+PASSED_KEYS = {"upcard", "passed", "dealer"}
+
+
+@dataclass(frozen=True)
+class Match:
+    preset: str
+    ruleset: Ruleset
+    stakes: Stakes
+    players: tuple[str, ...]
+    first_dealer: str
+    hands: tuple[Hand, ...] = ()
+
+    def start(self) -> MatchState:
+        return rules.new_match(self.ruleset, self.players, self.first_dealer)
+
+
+def _bad(message: str, hand: int | None = None) -> RuleError:
+    return RuleError("bad_file", message, hand=hand)
+
+
+def _keys(obj: dict, allowed: set, required: set, what: str, hand: int | None = None):
+    unknown = sorted(set(obj) - allowed)
+    if unknown:
+        raise _bad(f"{what} has an unknown key {unknown[0]!r}.", hand)
+    missing = sorted(k for k in required if k not in obj)
+    if missing:
+        raise _bad(f"{what} is missing the key {missing[0]!r}.", hand)
+
+
+def _rules(value) -> tuple[str, Ruleset]:
+    if isinstance(value, str):
+        return value, rules.make_ruleset(value)
+    if not isinstance(value, dict):
+        raise _bad('"rules" must be a preset name or an object.')
+    options = dict(value)
+    if "preset" not in options:
+        raise RuleError("bad_rules", 'The rules need a "preset" to start from.', "preset")
+    preset = options.pop("preset")
+    return preset, rules.make_ruleset(preset, **options)
+
+
+def _stakes(value, preset: str) -> Stakes:
+    if value is None:
+        return rules.PRESETS[preset].stakes
+    if not isinstance(value, dict):
+        raise _bad('"stakes" must be an object.')
+    _keys(value, {*STAKE_KEYS, "currency"}, set(), "The stakes")
+    amounts = {}
+    for key in STAKE_KEYS:
+        try:
+            amounts[key] = rules.parse_money(value.get(key, "0"))
+        except ValueError:
+            raise _bad(
+                f'The stake {key} must be an amount written as a string, like "1.00".'
+            ) from None
+    currency = value.get("currency", "USD")
+    if not isinstance(currency, str):
+        raise _bad("The currency must be a string.")
+    return Stakes(**amounts, currency=currency)
+
+
+def _names(value, what: str, hand: int | None = None) -> list[str]:
+    if not isinstance(value, list) or not all(isinstance(n, str) for n in value):
+        raise _bad(f"{what} must be a list of names.", hand)
+    return value
+
+
+def _hand(value, number: int) -> Hand:
+    if not isinstance(value, dict):
+        raise _bad(f"Hand {number} must be an object.", number)
+    what = f"Hand {number}"
+    passed = value.get("passed", False)
+    if not isinstance(passed, bool):
+        raise _bad(f"{what}: passed must be true or false.", number)
+    if passed and set(value) - PASSED_KEYS:
+        extra = sorted(set(value) - PASSED_KEYS)[0]
+        raise _bad(f"{what} was passed and redealt, so it can't have {extra!r}.", number)
+    _keys(value, HAND_KEYS, {"upcard"}, what, number)
+    if not passed and "tricks" not in value:
+        raise _bad(f"{what} is missing the key 'tricks'.", number)
+    upcard = value["upcard"]
+    if upcard not in rules.SUITS:
+        raise _bad(f"{what}: the upcard must be one of {', '.join(rules.SUITS)}.", number)
+    trump = value.get("trump")
+    if trump is not None and trump not in (*rules.SUITS, rules.NO_TRUMP):
+        raise _bad(f'{what}: trump must be a suit or "none".', number)
+    for key in ("maker", "dealer"):
+        if value.get(key) is not None and not isinstance(value[key], str):
+            raise _bad(f"{what}: {key} must be a name.", number)
+    tricks = value.get("tricks", {})
+    if not isinstance(tricks, dict):
+        raise _bad(f"{what}: tricks must map each player who played to their tricks.", number)
+    return Hand(
+        upcard=upcard,
+        trump=trump,
+        maker=value.get("maker"),
+        bid=value.get("bid"),
+        dropped=tuple(_names(value.get("dropped", []), f"{what}: dropped", number)),
+        tricks=dict(tricks),
+        passed=passed,
+        dealer=value.get("dealer"),
+    )
+
+
+def load(data) -> tuple[Match, MatchState, list[rules.HandResult]]:
+    """Read a match file (text or parsed JSON) and replay it; raise RuleError on the first fault."""
+    if isinstance(data, (str, bytes)):
+        try:
+            data = json.loads(data)
+        except (ValueError, RecursionError):
+            raise _bad("This is not a JSON file.") from None
+    if not isinstance(data, dict):
+        raise _bad("A match file is a JSON object.")
+    if data.get("format") != FORMAT:
+        raise _bad(f'This is not a match file: "format" must be "{FORMAT}".')
+    _keys(data, TOP_KEYS, REQUIRED_KEYS, "The match file")
+    preset, ruleset = _rules(data["rules"])
+    stakes = _stakes(data.get("stakes"), preset)
+    players = _names(data["players"], '"players"')
+    first_dealer = data["first_dealer"]
+    if not isinstance(first_dealer, str):
+        raise _bad('"first_dealer" must be a name.')
+    if not isinstance(data["hands"], list):
+        raise _bad('"hands" must be a list.')
+    state = rules.new_match(ruleset, players, first_dealer)
+    hands, results = [], []
+    for number, value in enumerate(data["hands"], 1):
+        hand = _hand(value, number)
+        try:
+            state, result = rules.play(state, hand)
+        except RuleError as e:
+            e.hand = number
+            raise
+        hands.append(hand)
+        results.append(result)
+    match = Match(preset, ruleset, stakes, tuple(players), first_dealer, tuple(hands))
+    return match, state, results
+
+
+def parse(data) -> Match:
+    return load(data)[0]
+
+
+def dump_hand(hand: Hand) -> dict:
+    out = {"upcard": hand.upcard}
+    if hand.passed:
+        out["passed"] = True
+    else:
+        for key in ("trump", "maker", "bid"):
+            if getattr(hand, key) is not None:
+                out[key] = getattr(hand, key)
+        if hand.dropped:
+            out["dropped"] = list(hand.dropped)
+        out["tricks"] = dict(hand.tricks)
+    if hand.dealer is not None:
+        out["dealer"] = hand.dealer
+    return out
+
+
+def dump(match: Match) -> dict:
+    overrides = rules.ruleset_overrides(match.preset, match.ruleset)
+    return {
+        "format": FORMAT,
+        "rules": {"preset": match.preset, **overrides} if overrides else match.preset,
+        "stakes": {
+            **{k: rules.format_money(getattr(match.stakes, k)) for k in STAKE_KEYS},
+            "currency": match.stakes.currency,
+        },
+        "players": list(match.players),
+        "first_dealer": match.first_dealer,
+        "hands": [dump_hand(h) for h in match.hands],
+    }
+
+
+def report(match: Match, state: MatchState, results: list[rules.HandResult]) -> dict:
+    """The document `replay --json` prints."""
+    payments, net = rules.settle(state, match.stakes)
+    return {
+        "players": list(match.players),
+        "hands": [
+            {"number": r.number, "dealer": r.dealer, "changes": r.changes, "scores": r.scores}
+            for r in results
+        ],
+        "scores": state.scores,
+        "finished": state.finished,
+        "winners": list(state.winners),
+        "won_by": state.won_by,
+        "payouts": [
+            {"from": p.payer, "to": p.payee, "amount": rules.format_money(p.cents)}
+            for p in payments
+        ],
+        "net": {p: rules.format_money(c) for p, c in net.items()},
+    }
+
+
+def error_document(error: RuleError) -> dict:
+    return {"error": {"hand": error.hand, "code": error.code, "message": error.message}}

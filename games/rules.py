@@ -1,0 +1,673 @@
+"""The rules of Buck Euchre: rulesets, checking and scoring a hand, and a match as a fold.
+
+Pure Python with no Django import, so that the match file, the forms, the models and the
+admin all ask the same functions. The rules themselves are written down in RULES.md; section
+numbers in comments refer to it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, fields, replace
+from decimal import Decimal, InvalidOperation
+
+SUITS = ("clubs", "diamonds", "hearts", "spades")
+NO_TRUMP = "none"
+TRICKS = 5  # every hand has exactly five tricks, whatever the number of players (§1)
+SEAT_COUNTS = (3, 4)
+
+ORDER_UP, TRICK_BIDDING = "order_up", "tricks"
+NO_TRUMP_HAND, REDEAL = "no_trump", "redeal"
+TIES = ("lowest", "share", "play_on")
+SWEEP, ZERO = "sweep", "zero"
+
+
+class RuleError(ValueError):
+    """A hand, a table or a ruleset that breaks the rules.
+
+    `code` is the match file's error code, `message` a sentence a player understands and
+    `field` the part of a hand (or of a table) at fault, for forms to attach the error to.
+    """
+
+    def __init__(self, code: str, message: str, field: str | None = None, hand: int | None = None):
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.field = field
+        self.hand = hand  # the 1-based number of the hand at fault, when there is one
+
+
+# --- Rulesets (§7, §8) -------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Ruleset:
+    starting_score: int = 25
+    players: tuple[int, ...] = (4,)
+    auto_trump: str | None = "clubs"
+    auto_trump_dealer_needs: int | None = None
+    bidding: str = ORDER_UP
+    maker_needs: int = 3
+    min_bid: int = 2
+    all_pass: str = NO_TRUMP_HAND
+    no_drop_at_or_below: int | None = None
+    set_penalty: int = 5
+    zero_trick_penalty: int = 5
+    sweep_wins: bool = True
+    lone_maker_sweeps: bool = True
+    ties: str = "lowest"
+
+    def options(self) -> dict:
+        """Every option by name, as the match file writes them."""
+        return {
+            f.name: list(v) if isinstance(v := getattr(self, f.name), tuple) else v
+            for f in fields(self)
+        }
+
+
+OPTION_NAMES = tuple(f.name for f in fields(Ruleset))
+
+
+def _int(low: int | None = None, high: int | None = None, nullable: bool = False):
+    def check(value):
+        if value is None:
+            return nullable
+        if isinstance(value, bool) or not isinstance(value, int):
+            return False
+        return (low is None or value >= low) and (high is None or value <= high)
+
+    return check
+
+
+def _one_of(*choices, nullable: bool = False):
+    return lambda value: (value is None and nullable) or (
+        isinstance(value, str) and value in choices
+    )
+
+
+def _seat_counts(value):
+    return (
+        isinstance(value, (list, tuple))
+        and len(value) > 0
+        and len(set(value)) == len(value)
+        and all(isinstance(n, int) and not isinstance(n, bool) for n in value)
+        and set(value) <= set(SEAT_COUNTS)
+    )
+
+
+# What each option accepts, and how a player would say it.
+OPTION_CHECKS = {
+    "starting_score": (_int(1), "a whole number of 1 or more"),
+    "players": (_seat_counts, "a list of seat counts, 3 and/or 4"),
+    "auto_trump": (_one_of(*SUITS, nullable=True), "a suit or null"),
+    "auto_trump_dealer_needs": (_int(1, TRICKS, nullable=True), "a number from 1 to 5, or null"),
+    "bidding": (_one_of(ORDER_UP, TRICK_BIDDING), '"order_up" or "tricks"'),
+    "maker_needs": (_int(1, TRICKS), "a number from 1 to 5"),
+    "min_bid": (_int(1, TRICKS), "a number from 1 to 5"),
+    "all_pass": (_one_of(NO_TRUMP_HAND, REDEAL), '"no_trump" or "redeal"'),
+    "no_drop_at_or_below": (_int(nullable=True), "a whole number or null"),
+    "set_penalty": (_int(0), "a whole number of 0 or more"),
+    "zero_trick_penalty": (_int(0), "a whole number of 0 or more"),
+    "sweep_wins": (lambda v: isinstance(v, bool), "true or false"),
+    "lone_maker_sweeps": (lambda v: isinstance(v, bool), "true or false"),
+    "ties": (_one_of(*TIES), '"lowest", "share" or "play_on"'),
+}
+
+
+@dataclass(frozen=True)
+class Stakes:
+    """Money per match, in whole cents (§6)."""
+
+    per_game: int = 0
+    per_point: int = 0
+    per_set: int = 0
+    currency: str = "USD"
+
+    def __bool__(self) -> bool:
+        return bool(self.per_game or self.per_point or self.per_set)
+
+
+@dataclass(frozen=True)
+class Preset:
+    name: str
+    label: str
+    description: str
+    ruleset: Ruleset
+    stakes: Stakes = Stakes()
+
+
+_standard = Ruleset()
+PRESETS = {
+    p.name: p
+    for p in [
+        Preset(
+            "standard",
+            "Standard",
+            "4 players from 25. A turned club is trump for all; maker needs 3; "
+            "set or no trick costs 5; all five tricks wins.",
+            _standard,
+        ),
+        Preset(
+            "short-15",
+            "Short game to 15",
+            "Standard rules, starting from 15 for a quicker match.",
+            replace(_standard, starting_score=15),
+        ),
+        Preset(
+            "short-20",
+            "Short game to 20",
+            "Standard rules, starting from 20.",
+            replace(_standard, starting_score=20),
+        ),
+        Preset(
+            "dirty-clubs",
+            "Dirty Clubs",
+            "4 players from 20. Bid for tricks (2 to 5); the high bidder names trump "
+            "and must take the bid. Nobody bids: redeal.",
+            replace(_standard, starting_score=20, bidding=TRICK_BIDDING, all_pass=REDEAL),
+        ),
+        Preset(
+            "three-widow",
+            "3 players (widow)",
+            "3 players from 15 with a widow. At 5 or below you may not drop out.",
+            replace(_standard, players=(3,), starting_score=15, no_drop_at_or_below=5),
+        ),
+        Preset(
+            "no-dirty-clubs",
+            "No dirty clubs",
+            "Standard, but a turned club is like any other suit: it can be ordered up or passed.",
+            replace(_standard, auto_trump=None),
+        ),
+        Preset(
+            "spades-21",
+            "Spades 21",
+            "3 or 4 players from 21. A turned spade is trump and the dealer must take 3. "
+            "$1 a game and 10¢ a point.",
+            replace(
+                _standard,
+                players=(3, 4),
+                starting_score=21,
+                auto_trump="spades",
+                auto_trump_dealer_needs=3,
+                sweep_wins=False,
+            ),
+            Stakes(per_game=100, per_point=10),
+        ),
+        Preset(
+            "three-15",
+            "3 players to 15",
+            "3 players from 15 with a 24-card deck. A turned club: the dealer must take 2. "
+            "Nobody orders: redeal. At 5 or below you may not drop out.",
+            replace(
+                _standard,
+                players=(3,),
+                starting_score=15,
+                auto_trump_dealer_needs=2,
+                all_pass=REDEAL,
+                no_drop_at_or_below=5,
+                sweep_wins=False,
+            ),
+        ),
+    ]
+}
+
+
+def make_ruleset(preset: str, **overrides) -> Ruleset:
+    """The preset's ruleset with the table's own house rules on top; raises `bad_rules`."""
+    if not isinstance(preset, str) or preset not in PRESETS:
+        raise RuleError("bad_rules", f"There is no rule set called {preset!r}.", "preset")
+    for name, value in overrides.items():
+        if name not in OPTION_CHECKS:
+            raise RuleError("bad_rules", f"There is no rule option called {name!r}.", name)
+        check, wanted = OPTION_CHECKS[name]
+        if not check(value):
+            raise RuleError("bad_rules", f"The option {name} must be {wanted}.", name)
+    if "players" in overrides:
+        overrides["players"] = tuple(sorted(overrides["players"]))
+    return replace(PRESETS[preset].ruleset, **overrides)
+
+
+def ruleset_overrides(preset: str, ruleset: Ruleset) -> dict:
+    """The options where `ruleset` differs from the preset: the table's house rules."""
+    base = PRESETS[preset].ruleset.options()
+    return {k: v for k, v in ruleset.options().items() if base[k] != v}
+
+
+def parse_money(text: str) -> int:
+    """Cents from a decimal string such as "1.70"; raises ValueError on anything else."""
+    if not isinstance(text, str):
+        raise ValueError(text)
+    try:
+        amount = Decimal(text.strip())
+    except InvalidOperation:
+        raise ValueError(text) from None
+    if not amount.is_finite() or amount < 0 or amount.as_tuple().exponent < -2:
+        raise ValueError(text)
+    return int(amount * 100)
+
+
+def format_money(cents: int) -> str:
+    sign = "-" if cents < 0 else ""
+    return f"{sign}{abs(cents) // 100}.{abs(cents) % 100:02d}"
+
+
+def check_table(ruleset: Ruleset, players: list[str] | tuple[str, ...], first_dealer: str):
+    """Raise `bad_table` unless the seats suit the rules."""
+    if len(players) not in ruleset.players:
+        counts = " or ".join(str(n) for n in ruleset.players)
+        raise RuleError(
+            "bad_table",
+            f"These rules are for {counts} players, not {len(players)}.",
+            "players",
+        )
+    if any(not name.strip() for name in players):
+        raise RuleError("bad_table", "Every player needs a name.", "players")
+    for i, name in enumerate(players):
+        if name in players[:i]:
+            raise RuleError(
+                "bad_table", f"{name} is seated twice; every player needs their own name.", "players"
+            )
+    if first_dealer not in players:
+        raise RuleError(
+            "bad_table", f"The first dealer, {first_dealer}, is not at the table.", "first_dealer"
+        )
+
+
+# --- Hands (§2–§4, §9) ---------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Hand:
+    """One hand as a score keeper sees it. `tricks` maps every player who played to tricks."""
+
+    upcard: str
+    trump: str | None = None  # a suit, NO_TRUMP, or None where the rules give it
+    maker: str | None = None
+    bid: int | None = None
+    dropped: tuple[str, ...] = ()
+    tricks: dict = field(default_factory=dict)
+    passed: bool = False
+    dealer: str | None = None
+
+
+@dataclass(frozen=True)
+class HandShape:
+    """What the rules ask of a hand once its upcard is known; the hand form is built on this."""
+
+    upcard: str
+    automatic: bool  # the upcard's suit is trump; no bidding
+    trump: str | None  # the trump where the rules fix it
+    maker: str | None  # the maker where the rules name one (the dealer on automatic hands)
+    needs: int | None  # what that fixed maker needs
+    asks_maker: bool  # someone must be named maker, or everybody passed
+    asks_bid: bool
+    bids: tuple[int, ...]
+    all_pass: str | None  # NO_TRUMP_HAND or REDEAL when everyone may pass; None when not
+    must_play: tuple[str, ...]  # who may not drop whatever happens (before a maker is named)
+    dealer: str
+
+
+def join_names(names) -> str:
+    names = list(names)
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+
+
+@dataclass(frozen=True)
+class HandResult:
+    number: int
+    dealer: str
+    hand: Hand
+    changes: dict
+    scores: dict
+    sweep: str | None = None  # who took all five, when it counts as a sweep
+
+
+@dataclass(frozen=True)
+class MatchState:
+    """A match after some hands: everything is folded from the hands, nothing stored twice."""
+
+    ruleset: Ruleset
+    players: tuple[str, ...]
+    first_dealer: str
+    scores: dict
+    dealer: str  # who deals the next hand
+    hands: int = 0
+    sets: dict = field(default_factory=dict)  # hands each player fell short (§6)
+    winners: tuple[str, ...] = ()
+    won_by: str | None = None
+
+    @property
+    def finished(self) -> bool:
+        return bool(self.winners)
+
+    def left_of(self, name: str) -> str:
+        return self.players[(self.players.index(name) + 1) % len(self.players)]
+
+    def must_play(self) -> tuple[str, ...]:
+        """Who may not drop out of the next hand because of their score (§3)."""
+        limit = self.ruleset.no_drop_at_or_below
+        if limit is None:
+            return ()
+        return tuple(p for p in self.players if self.scores[p] <= limit)
+
+    def shape(self, upcard: str) -> HandShape:
+        """What the next hand needs to know, given its upcard."""
+        r = self.ruleset
+        if upcard not in SUITS:
+            raise RuleError("bad_file", f"{upcard!r} is not a suit.", "upcard")
+        automatic = upcard == r.auto_trump
+        dealer_maker = automatic and r.auto_trump_dealer_needs is not None
+        bidding = not automatic and r.bidding == TRICK_BIDDING
+        return HandShape(
+            upcard=upcard,
+            automatic=automatic,
+            trump=upcard if automatic else None,
+            maker=self.dealer if dealer_maker else None,
+            needs=r.auto_trump_dealer_needs if dealer_maker else None,
+            asks_maker=not automatic,
+            asks_bid=bidding,
+            bids=tuple(range(r.min_bid, TRICKS + 1)) if bidding else (),
+            all_pass=None if automatic else r.all_pass,
+            must_play=self.players if automatic else self.must_play(),
+            dealer=self.dealer,
+        )
+
+    def needs(self, hand: Hand) -> int | None:
+        """Tricks the maker of a (checked) hand needs."""
+        if hand.maker is None:
+            return None
+        if hand.upcard == self.ruleset.auto_trump:
+            return self.ruleset.auto_trump_dealer_needs
+        if self.ruleset.bidding == TRICK_BIDDING:
+            return hand.bid
+        return self.ruleset.maker_needs
+
+
+def new_match(ruleset: Ruleset, players, first_dealer: str) -> MatchState:
+    players = tuple(players)
+    check_table(ruleset, players, first_dealer)
+    return MatchState(
+        ruleset=ruleset,
+        players=players,
+        first_dealer=first_dealer,
+        scores={p: ruleset.starting_score for p in players},
+        dealer=first_dealer,
+        sets={p: 0 for p in players},
+    )
+
+
+def _is_tricks(value) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= TRICKS
+
+
+def check_hand(state: MatchState, hand: Hand) -> None:
+    """Raise RuleError for the first rule the hand breaks (§9); return None if it is sound."""
+    r = state.ruleset
+    players = state.players
+    if state.finished:
+        raise RuleError("match_over", "The match is already over; no more hands can be played.")
+    if hand.dealer is not None and hand.dealer != state.dealer:
+        raise RuleError(
+            "bad_dealer",
+            f"It is {state.dealer}'s deal, not {hand.dealer}'s.",
+            "dealer",
+        )
+    if hand.upcard not in SUITS:
+        raise RuleError("bad_file", f"{hand.upcard!r} is not a suit.", "upcard")
+    named = [hand.maker] if hand.maker is not None else []
+    named += list(hand.dropped) + list(hand.tricks)
+    strangers = [n for n in dict.fromkeys(named) if n not in players]
+    if strangers:
+        verb = "is" if len(strangers) == 1 else "are"
+        raise RuleError("unknown_player", f"{join_names(strangers)} {verb} not at this table.", "tricks")
+    listed = list(hand.dropped) + list(hand.tricks)
+    twice = [p for p in players if listed.count(p) > 1]
+    if twice:
+        raise RuleError(
+            "seat_count",
+            f"{join_names(twice)} is listed twice; each player either drops out or plays.",
+            "dropped",
+        )
+    shape = state.shape(hand.upcard)
+    if hand.passed:
+        if shape.automatic:
+            raise RuleError(
+                "bad_trump",
+                f"A turned {hand.upcard[:-1]} is trump automatically, so the hand can't be passed.",
+                "trump",
+            )
+        if r.all_pass != REDEAL:
+            raise RuleError(
+                "bad_pass",
+                "With these rules a hand where everybody passes is played with no trump, "
+                "not redealt.",
+                "trump",
+            )
+        return
+    missing = [p for p in players if p not in listed]
+    if missing:
+        raise RuleError(
+            "seat_count",
+            f"{join_names(missing)} is missing from the hand: say whether they dropped out or "
+            "how many tricks they took."
+            if len(missing) == 1
+            else f"{join_names(missing)} are missing from the hand: say whether each dropped out "
+            "or how many tricks they took.",
+            "tricks",
+        )
+    for p, n in hand.tricks.items():
+        if not _is_tricks(n):
+            raise RuleError(
+                "bad_tricks",
+                f"{p}'s tricks must be a whole number from 0 to {TRICKS}, not {n!r}.",
+                "tricks",
+            )
+
+    # Trump and maker (§2).
+    if shape.automatic:
+        if hand.trump is not None and hand.trump != shape.trump:
+            raise RuleError(
+                "bad_trump",
+                f"A turned {hand.upcard[:-1]} makes {hand.upcard} trump, not "
+                f"{'no trump' if hand.trump == NO_TRUMP else hand.trump}.",
+                "trump",
+            )
+        if shape.maker is None and hand.maker is not None:
+            raise RuleError(
+                "bad_maker",
+                f"Nobody makes trump when a {hand.upcard[:-1]} is turned, so {hand.maker} "
+                "can't be the maker.",
+                "maker",
+            )
+        if shape.maker is not None and hand.maker not in (None, shape.maker):
+            raise RuleError(
+                "bad_maker",
+                f"On a turned {hand.upcard[:-1]} the dealer, {shape.maker}, is the maker, "
+                f"not {hand.maker}.",
+                "maker",
+            )
+        if hand.bid is not None:
+            raise RuleError(
+                "bad_bid", f"Nobody bids when a {hand.upcard[:-1]} is turned.", "bid"
+            )
+    elif hand.trump is None:
+        raise RuleError("bad_trump", "Say what was trump, or that it was played with no trump.", "trump")
+    elif hand.trump == NO_TRUMP:
+        if r.all_pass == REDEAL:
+            raise RuleError(
+                "bad_pass",
+                "With these rules, when everybody passes the cards are redealt; "
+                "there is no no-trump hand.",
+                "trump",
+            )
+        if hand.maker is not None:
+            raise RuleError(
+                "bad_maker",
+                f"A no-trump hand has no maker, so {hand.maker} can't be the maker.",
+                "maker",
+            )
+        if hand.bid is not None:
+            raise RuleError("bad_bid", "A no-trump hand has no bid.", "bid")
+    elif hand.trump not in SUITS:
+        raise RuleError("bad_file", f"{hand.trump!r} is not a suit.", "trump")
+    else:
+        if hand.maker is None:
+            raise RuleError("bad_maker", f"Say who made {hand.trump} trump.", "maker")
+        if r.bidding == TRICK_BIDDING:
+            if hand.bid is None:
+                raise RuleError("bad_bid", f"Say how many tricks {hand.maker} bid.", "bid")
+            if not _is_tricks(hand.bid) or hand.bid < r.min_bid:
+                raise RuleError(
+                    "bad_bid",
+                    f"{hand.maker}'s bid must be from {r.min_bid} to {TRICKS}.",
+                    "bid",
+                )
+        elif hand.bid is not None:
+            raise RuleError(
+                "bad_bid", "With these rules trump is ordered up, not bid for.", "bid"
+            )
+
+    # Staying in or dropping out (§3).
+    no_trump = hand.trump == NO_TRUMP
+    maker = hand.maker if hand.maker is not None else shape.maker
+    for p in hand.dropped:
+        if p == maker:
+            raise RuleError("must_play", f"{p} made trump, so {p} can't drop out.", "dropped")
+        if shape.automatic:
+            raise RuleError(
+                "must_play",
+                f"Nobody may drop out when a {hand.upcard[:-1]} is turned, so {p} must play.",
+                "dropped",
+            )
+        if no_trump:
+            raise RuleError(
+                "must_play",
+                f"Nobody may drop out of a no-trump hand, so {p} must play.",
+                "dropped",
+            )
+        if p in shape.must_play:
+            raise RuleError(
+                "must_play",
+                f"{p} is at {state.scores[p]}, and at {r.no_drop_at_or_below} or below "
+                f"a player can't drop out.",
+                "dropped",
+            )
+    total = sum(hand.tricks.values())
+    if total != TRICKS:
+        raise RuleError(
+            "tricks_total",
+            f"The tricks add up to {total}; a hand always has {TRICKS}.",
+            "tricks",
+        )
+
+
+def score_hand(state: MatchState, hand: Hand) -> dict:
+    """Each player's change of score for a hand (§4), after checking it."""
+    check_hand(state, hand)
+    return _outcome(state, hand)[0]
+
+
+def _outcome(state: MatchState, hand: Hand) -> tuple[dict, list]:
+    """The changes of score of a checked hand, and who fell short in it (§4, §6)."""
+    r = state.ruleset
+    changes = dict.fromkeys(state.players, 0)
+    short = []
+    maker = hand.maker if hand.maker is not None else state.shape(hand.upcard).maker
+    needs = state.needs(replace(hand, maker=maker))
+    for p, took in hand.tricks.items():
+        made = took >= needs if p == maker else took > 0
+        if made:
+            changes[p] = -took
+        else:
+            changes[p] = r.set_penalty if p == maker else r.zero_trick_penalty
+            short.append(p)
+    return changes, short
+
+
+def play(state: MatchState, hand: Hand) -> tuple[MatchState, HandResult]:
+    """Check and score one hand: the match after it, and what the hand did."""
+    check_hand(state, hand)
+    r = state.ruleset
+    changes, short = _outcome(state, hand)
+    scores = {p: state.scores[p] + changes[p] for p in state.players}
+    sets = state.sets
+    if short:
+        sets = {p: n + (p in short) for p, n in sets.items()}
+    sweep = None
+    if r.sweep_wins and not hand.passed:
+        for p, took in hand.tricks.items():
+            lone = len(hand.tricks) == 1
+            if took == TRICKS and (not lone or r.lone_maker_sweeps):
+                sweep = p
+    winners, won_by = (), None
+    if sweep:
+        winners, won_by = (sweep,), SWEEP
+    elif not hand.passed:
+        low = min(scores.values())
+        if low <= 0:
+            leaders = tuple(p for p in state.players if scores[p] == low)
+            if r.ties == "lowest":
+                winners = leaders
+            elif r.ties == "share":
+                winners = tuple(p for p in state.players if scores[p] <= 0)
+            elif len(leaders) == 1:
+                winners = leaders
+            won_by = ZERO if winners else None
+    number = state.hands + 1
+    after = replace(
+        state,
+        scores=scores,
+        dealer=state.left_of(state.dealer),
+        hands=number,
+        sets=sets,
+        winners=winners,
+        won_by=won_by,
+    )
+    return after, HandResult(number, state.dealer, hand, changes, scores, sweep)
+
+
+def replay(state: MatchState, hands) -> tuple[MatchState, list[HandResult]]:
+    """Fold hands over a match. A RuleError gets `hand`, the 1-based number at fault."""
+    results = []
+    for hand in hands:
+        try:
+            state, result = play(state, hand)
+        except RuleError as e:
+            e.hand = state.hands + 1
+            raise
+        results.append(result)
+    return state, results
+
+
+# --- Money (§6) ----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Payment:
+    payer: str
+    payee: str
+    cents: int
+
+
+def settle(state: MatchState, stakes: Stakes) -> tuple[list[Payment], dict]:
+    """Who pays whom, and each player's net, once the match is over; empty otherwise."""
+    if not state.finished or not stakes:
+        return [], {}
+    winners = state.winners
+    payments = []
+    net = dict.fromkeys(state.players, 0)
+    for loser in state.players:
+        if loser in winners:
+            continue
+        owed = (
+            stakes.per_game
+            + stakes.per_point * max(0, state.scores[loser])
+            + stakes.per_set * state.sets[loser]
+        )
+        share, leftover = divmod(owed, len(winners))
+        for i, winner in enumerate(winners):  # winners are in seat order
+            cents = share + (1 if i < leftover else 0)
+            if cents:
+                payments.append(Payment(loser, winner, cents))
+                net[loser] -= cents
+                net[winner] += cents
+    return payments, net

@@ -1,0 +1,51 @@
+"""Random valid matches, for the property tests and the benchmark."""
+
+import random
+
+from games import matchfile, rules
+from games.rules import NO_TRUMP, REDEAL, SUITS, Hand, MatchState
+
+TABLE = ("Ann", "Bob", "Cat", "Dan")
+
+
+def random_hand(state: MatchState, rnd: random.Random) -> Hand:
+    """A hand that the rules accept, of any kind the state's ruleset allows."""
+    shape = state.shape(rnd.choice(SUITS))
+    players = state.players
+    maker, trump, bid, dropped = None, None, None, []
+    if shape.automatic:
+        trump = rnd.choice([None, shape.trump])
+        maker = rnd.choice([None, shape.maker])
+    elif rnd.random() < 0.15:
+        if shape.all_pass == REDEAL:
+            return Hand(upcard=shape.upcard, passed=True)
+        trump = NO_TRUMP
+    else:
+        maker = rnd.choice(players)
+        trump = rnd.choice([shape.upcard, rnd.choice(SUITS)])
+        if shape.asks_bid:
+            bid = rnd.choice(shape.bids)
+        droppable = [p for p in players if p != maker and p not in shape.must_play]
+        dropped = [p for p in droppable if rnd.random() < 0.4]
+    playing = [p for p in players if p not in dropped]
+    tricks = dict.fromkeys(playing, 0)
+    for _ in range(rules.TRICKS):
+        tricks[rnd.choice(playing)] += 1
+    return Hand(shape.upcard, trump, maker, bid, tuple(dropped), tricks)
+
+
+def random_match(
+    rnd: random.Random, preset: str, max_hands: int = 200, **overrides
+) -> matchfile.Match:
+    """A valid match of `preset`, played until it ends or has `max_hands` hands."""
+    ruleset = rules.make_ruleset(preset, **overrides)
+    players = TABLE[: rnd.choice(ruleset.players)]
+    first = rnd.choice(players)
+    state = rules.new_match(ruleset, players, first)
+    hands = []
+    while not state.finished and len(hands) < max_hands:
+        hand = random_hand(state, rnd)
+        state, _ = rules.play(state, hand)
+        hands.append(hand)
+    stakes = rules.Stakes(rnd.choice([0, 100]), rnd.choice([0, 5, 10]), rnd.choice([0, 25]))
+    return matchfile.Match(preset, ruleset, stakes, players, first, tuple(hands))

@@ -1,0 +1,486 @@
+"""The rules engine: every rule of RULES.md, every preset, and properties over random matches."""
+
+import random
+from dataclasses import replace
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from games import rules
+from games.rules import NO_TRUMP, Hand, RuleError, Stakes
+
+from .matches import random_hand, random_match
+
+ANN, BOB, CAT, DAN = "Ann", "Bob", "Cat", "Dan"
+FOUR = (ANN, BOB, CAT, DAN)
+THREE = (ANN, BOB, CAT)
+
+
+def start(preset="standard", players=FOUR, dealer=DAN, scores=None, **overrides):
+    state = rules.new_match(rules.make_ruleset(preset, **overrides), players, dealer)
+    return replace(state, scores={**state.scores, **(scores or {})})
+
+
+def hand(upcard, tricks, trump=None, maker=None, dropped=(), bid=None, **kw):
+    return Hand(upcard, trump, maker, bid, tuple(dropped), tricks, **kw)
+
+
+def changes(state, h):
+    return rules.score_hand(state, h)
+
+
+def rule_error(state, h) -> RuleError:
+    with pytest.raises(RuleError) as e:
+        rules.check_hand(state, h)
+    return e.value
+
+
+# --- RULES.md §10, the worked examples ------------------------------------------------------
+
+
+def test_example_1_ordered_up_with_a_drop():
+    h = hand("hearts", {ANN: 0, BOB: 3, DAN: 2}, "hearts", BOB, [CAT])
+    assert changes(start(), h) == {ANN: 5, BOB: -3, CAT: 0, DAN: -2}
+
+
+def test_example_2_maker_who_falls_short_is_set():
+    h = hand("diamonds", {BOB: 2, ANN: 2, DAN: 1}, "hearts", BOB, [CAT])
+    assert changes(start(), h) == {ANN: -2, BOB: 5, CAT: 0, DAN: -1}
+
+
+def test_example_3_turned_club_has_no_maker_and_everyone_plays():
+    h = hand("clubs", {ANN: 2, BOB: 2, CAT: 1, DAN: 0})
+    assert changes(start(), h) == {ANN: -2, BOB: -2, CAT: -1, DAN: 5}
+
+
+def test_example_4_lone_maker_sweeps_in_standard():
+    h = hand("hearts", {BOB: 5}, "hearts", BOB, [ANN, CAT, DAN])
+    state, result = rules.play(start(), h)
+    assert result.changes == {ANN: 0, BOB: -5, CAT: 0, DAN: 0}
+    assert state.finished and state.winners == (BOB,) and state.won_by == "sweep"
+
+
+@pytest.mark.parametrize(
+    "ties, finished, winners",
+    [("lowest", True, (ANN, BOB)), ("share", True, (ANN, BOB)), ("play_on", False, ())],
+)
+def test_example_5_tied_below_zero(ties, finished, winners):
+    state = start(scores={ANN: 2, BOB: 1}, ties=ties)
+    h = hand("clubs", {ANN: 3, BOB: 2, CAT: 0, DAN: 0})
+    state, _ = rules.play(state, h)
+    assert state.scores[ANN] == state.scores[BOB] == -1
+    assert (state.finished, state.winners) == (finished, winners)
+
+
+def test_example_6_spades_21_money():
+    state = replace(
+        start("spades-21"), scores={ANN: -1, BOB: 7, CAT: 12, DAN: 3}, winners=(ANN,), won_by="zero"
+    )
+    payments, net = rules.settle(state, rules.PRESETS["spades-21"].stakes)
+    assert [(p.payer, p.payee, p.cents) for p in payments] == [
+        (BOB, ANN, 170),
+        (CAT, ANN, 220),
+        (DAN, ANN, 130),
+    ]
+    assert net == {ANN: 520, BOB: -170, CAT: -220, DAN: -130}
+
+
+def test_example_7_three_15_dealer_is_maker_on_a_turned_club():
+    state = start("three-15", THREE, CAT)
+    shape = state.shape("clubs")
+    assert (shape.automatic, shape.maker, shape.needs) == (True, CAT, 2)
+    assert changes(state, hand("clubs", {CAT: 1, ANN: 2, BOB: 2})) == {ANN: -2, BOB: -2, CAT: 5}
+
+
+# --- Presets (§8) -----------------------------------------------------------------------------
+
+PRESET_TABLE = {
+    # name: (seats, start, auto trump, dealer needs, bidding, all pass, no drop at, sweep)
+    "standard": ((4,), 25, "clubs", None, "order_up", "no_trump", None, True),
+    "short-15": ((4,), 15, "clubs", None, "order_up", "no_trump", None, True),
+    "short-20": ((4,), 20, "clubs", None, "order_up", "no_trump", None, True),
+    "dirty-clubs": ((4,), 20, "clubs", None, "tricks", "redeal", None, True),
+    "three-widow": ((3,), 15, "clubs", None, "order_up", "no_trump", 5, True),
+    "no-dirty-clubs": ((4,), 25, None, None, "order_up", "no_trump", None, True),
+    "spades-21": ((3, 4), 21, "spades", 3, "order_up", "no_trump", None, False),
+    "three-15": ((3,), 15, "clubs", 2, "order_up", "redeal", 5, False),
+}
+
+
+@pytest.mark.parametrize("name, expected", PRESET_TABLE.items())
+def test_each_preset_is_the_written_rule_set(name, expected):
+    r = rules.PRESETS[name].ruleset
+    assert (
+        r.players,
+        r.starting_score,
+        r.auto_trump,
+        r.auto_trump_dealer_needs,
+        r.bidding,
+        r.all_pass,
+        r.no_drop_at_or_below,
+        r.sweep_wins,
+    ) == expected
+    assert (r.maker_needs, r.set_penalty, r.zero_trick_penalty, r.ties) == (3, 5, 5, "lowest")
+    assert r.min_bid == 2 and r.lone_maker_sweeps
+
+
+def test_every_preset_is_described_and_only_spades_21_has_stakes():
+    assert set(rules.PRESETS) == set(PRESET_TABLE)
+    for preset in rules.PRESETS.values():
+        assert preset.label and len(preset.description) > 20
+    assert {n for n, p in rules.PRESETS.items() if p.stakes} == {"spades-21"}
+    assert rules.PRESETS["spades-21"].stakes == Stakes(per_game=100, per_point=10)
+    assert rules.PRESETS["three-widow"].label == "3 players (widow)"
+
+
+@pytest.mark.parametrize(
+    "option, value",
+    [
+        ("starting_score", 0),
+        ("starting_score", "25"),
+        ("starting_score", True),
+        ("players", [5]),
+        ("players", []),
+        ("players", 4),
+        ("auto_trump", "stars"),
+        ("auto_trump_dealer_needs", 0),
+        ("auto_trump_dealer_needs", 6),
+        ("bidding", "auction"),
+        ("maker_needs", 6),
+        ("min_bid", 0),
+        ("all_pass", "misdeal"),
+        ("no_drop_at_or_below", 2.5),
+        ("set_penalty", -1),
+        ("zero_trick_penalty", None),
+        ("sweep_wins", 1),
+        ("lone_maker_sweeps", "yes"),
+        ("ties", "coin"),
+        ("colour", "red"),
+    ],
+)
+def test_a_bad_option_is_refused(option, value):
+    with pytest.raises(RuleError) as e:
+        rules.make_ruleset("standard", **{option: value})
+    assert e.value.code == "bad_rules" and option in e.value.message
+
+
+def test_an_unknown_preset_is_refused():
+    with pytest.raises(RuleError, match="no rule set called 'pinochle'") as e:
+        rules.make_ruleset("pinochle")
+    assert e.value.code == "bad_rules"
+
+
+def test_house_rules_override_a_preset_and_are_reported_as_such():
+    r = rules.make_ruleset("standard", ties="share", players=[4, 3])
+    assert r.ties == "share" and r.players == (3, 4)
+    assert rules.ruleset_overrides("standard", r) == {"ties": "share", "players": [3, 4]}
+
+
+@pytest.mark.parametrize(
+    "players, dealer, message",
+    [
+        ((ANN, BOB, CAT), ANN, "for 4 players, not 3"),
+        ((ANN, BOB, CAT, DAN, "Eve"), ANN, "for 4 players, not 5"),
+        ((ANN, BOB, ANN, DAN), ANN, "Ann is seated twice"),
+        ((ANN, BOB, " ", DAN), ANN, "needs a name"),
+        (FOUR, "Eve", "first dealer, Eve, is not at the table"),
+    ],
+)
+def test_a_bad_table_is_refused(players, dealer, message):
+    with pytest.raises(RuleError, match=message) as e:
+        rules.new_match(rules.PRESETS["standard"].ruleset, players, dealer)
+    assert e.value.code == "bad_table"
+
+
+def test_spades_21_seats_three_or_four():
+    for players in (THREE, FOUR):
+        assert rules.new_match(rules.PRESETS["spades-21"].ruleset, players, ANN).players == players
+
+
+# --- Checking a hand (§9) --------------------------------------------------------------------
+
+ORDERED = {"upcard": "hearts", "trump": "hearts", "maker": BOB}
+BAD_HANDS = [
+    # (preset, state options, hand, code, message)
+    ("standard", {}, hand("hearts", {ANN: 1, BOB: 3, CAT: 1, "Eve": 0}, "hearts", BOB),
+     "unknown_player", "Eve is not at this table"),
+    ("standard", {}, hand("hearts", {ANN: 1, BOB: 4}, "hearts", BOB, [CAT]),
+     "seat_count", "Dan is missing from the hand"),
+    ("standard", {}, hand("hearts", {ANN: 1, BOB: 4, CAT: 0, DAN: 0}, "hearts", BOB, [CAT]),
+     "seat_count", "Cat is listed twice"),
+    ("standard", {}, hand("hearts", {ANN: 1, BOB: 6, CAT: 0, DAN: 0}, "hearts", BOB),
+     "bad_tricks", "Bob's tricks must be a whole number from 0 to 5, not 6."),
+    ("standard", {}, hand("hearts", {ANN: -1, BOB: 6, CAT: 0, DAN: 0}, "hearts", BOB),
+     "bad_tricks", "Ann's tricks must be a whole number from 0 to 5, not -1."),
+    ("standard", {}, hand("hearts", {ANN: 1.5, BOB: 3.5, CAT: 0, DAN: 0}, "hearts", BOB),
+     "bad_tricks", "Ann's tricks must be a whole number from 0 to 5, not 1.5."),
+    ("standard", {}, hand("hearts", {ANN: 1, BOB: 2, CAT: 0, DAN: 1}, "hearts", BOB),
+     "tricks_total", "The tricks add up to 4; a hand always has 5."),
+    ("standard", {}, hand("hearts", {ANN: 2, CAT: 2, DAN: 1}, "hearts", BOB, [BOB]),
+     "must_play", "Bob made trump, so Bob can't drop out."),
+    ("standard", {}, hand("clubs", {ANN: 2, BOB: 2, DAN: 1}, dropped=[CAT]),
+     "must_play", "Nobody may drop out when a club is turned, so Cat must play."),
+    ("standard", {}, hand("hearts", {ANN: 2, BOB: 2, DAN: 1}, NO_TRUMP, dropped=[CAT]),
+     "must_play", "Nobody may drop out of a no-trump hand, so Cat must play."),
+    ("three-widow", {"players": THREE, "dealer": CAT, "scores": {CAT: 5}},
+     hand("hearts", {ANN: 2, BOB: 3}, "hearts", BOB, [CAT]),
+     "must_play", "Cat is at 5, and at 5 or below a player can't drop out."),
+    ("standard", {}, hand("clubs", {ANN: 2, BOB: 2, CAT: 1, DAN: 0}, "hearts"),
+     "bad_trump", "A turned club makes clubs trump, not hearts."),
+    ("standard", {}, hand("clubs", {ANN: 2, BOB: 2, CAT: 1, DAN: 0}, NO_TRUMP),
+     "bad_trump", "not no trump"),
+    ("standard", {}, hand("clubs", {}, passed=True),
+     "bad_trump", "can't be passed"),
+    ("standard", {}, hand("hearts", {ANN: 2, BOB: 2, CAT: 1, DAN: 0}, maker=BOB),
+     "bad_trump", "Say what was trump"),
+    ("standard", {}, hand("hearts", {ANN: 2, BOB: 2, CAT: 1, DAN: 0}, "hearts"),
+     "bad_maker", "Say who made hearts trump."),
+    ("standard", {}, hand("clubs", {ANN: 2, BOB: 2, CAT: 1, DAN: 0}, maker=BOB),
+     "bad_maker", "Nobody makes trump when a club is turned, so Bob can't be the maker."),
+    ("three-15", {"players": THREE, "dealer": CAT},
+     hand("clubs", {ANN: 2, BOB: 2, CAT: 1}, maker=BOB),
+     "bad_maker", "the dealer, Cat, is the maker, not Bob"),
+    ("standard", {}, hand("hearts", {ANN: 2, BOB: 2, CAT: 1, DAN: 0}, NO_TRUMP, BOB),
+     "bad_maker", "A no-trump hand has no maker"),
+    ("standard", {}, hand("hearts", {ANN: 1, BOB: 3, CAT: 1, DAN: 0}, "hearts", BOB, bid=3),
+     "bad_bid", "ordered up, not bid for"),
+    ("dirty-clubs", {}, hand("hearts", {ANN: 1, BOB: 3, CAT: 1, DAN: 0}, "spades", BOB),
+     "bad_bid", "Say how many tricks Bob bid."),
+    ("dirty-clubs", {}, hand("hearts", {ANN: 1, BOB: 3, CAT: 1, DAN: 0}, "spades", BOB, bid=1),
+     "bad_bid", "Bob's bid must be from 2 to 5."),
+    ("dirty-clubs", {}, hand("hearts", {ANN: 1, BOB: 3, CAT: 1, DAN: 0}, "spades", BOB, bid=6),
+     "bad_bid", "Bob's bid must be from 2 to 5."),
+    ("dirty-clubs", {}, hand("clubs", {ANN: 1, BOB: 3, CAT: 1, DAN: 0}, bid=3),
+     "bad_bid", "Nobody bids when a club is turned."),
+    ("dirty-clubs", {}, hand("hearts", {ANN: 1, BOB: 3, CAT: 1, DAN: 0}, NO_TRUMP),
+     "bad_pass", "the cards are redealt"),
+    ("standard", {}, hand("hearts", {}, passed=True),
+     "bad_pass", "played with no trump, not redealt"),
+    ("standard", {}, hand("hearts", {ANN: 1, BOB: 3, CAT: 1, DAN: 0}, "hearts", BOB, dealer=ANN),
+     "bad_dealer", "It is Dan's deal, not Ann's."),
+]
+
+
+@pytest.mark.parametrize("preset, options, h, code, message", BAD_HANDS)
+def test_a_hand_that_breaks_a_rule_is_refused_in_words(preset, options, h, code, message):
+    error = rule_error(start(preset, **options), h)
+    assert error.code == code
+    assert message in error.message
+
+
+def test_no_hand_is_accepted_after_the_match_is_over():
+    state, _ = rules.play(start(), hand("hearts", {BOB: 5}, "hearts", BOB, [ANN, CAT, DAN]))
+    error = rule_error(state, hand("clubs", {ANN: 2, BOB: 2, CAT: 1, DAN: 0}))
+    assert error.code == "match_over"
+
+
+def test_threshold_counts_the_score_before_the_hand():
+    state = start("three-widow", THREE, CAT, scores={ANN: 6, BOB: 5})
+    assert state.must_play() == (BOB,)
+    assert state.shape("hearts").must_play == (BOB,)
+    rules.check_hand(state, hand("hearts", {BOB: 2, CAT: 3}, "hearts", CAT, [ANN]))
+
+
+def test_a_round_two_maker_names_another_suit():
+    h = hand("hearts", {ANN: 1, BOB: 3, CAT: 1, DAN: 0}, "spades", BOB)
+    assert changes(start(), h) == {ANN: -1, BOB: -3, CAT: -1, DAN: 5}
+
+
+def test_trump_may_be_left_out_or_given_on_a_turned_club():
+    for trump in (None, "clubs"):
+        assert changes(start(), hand("clubs", {ANN: 5, BOB: 0, CAT: 0, DAN: 0}, trump))[ANN] == -5
+
+
+def test_spades_21_dealer_maker_named_or_left_out():
+    state = start("spades-21")
+    for maker in (None, DAN):
+        h = hand("spades", {ANN: 1, BOB: 1, CAT: 1, DAN: 2}, maker=maker)
+        assert changes(state, h) == {ANN: -1, BOB: -1, CAT: -1, DAN: 5}
+
+
+# --- Scoring (§4) ------------------------------------------------------------------------------
+
+
+def test_a_player_who_takes_nothing_pays_the_zero_trick_penalty():
+    h = hand("hearts", {ANN: 0, BOB: 4, CAT: 1, DAN: 0}, "hearts", BOB)
+    assert changes(start(zero_trick_penalty=3), h) == {ANN: 3, BOB: -4, CAT: -1, DAN: 3}
+
+
+def test_a_set_maker_pays_the_set_penalty_and_nothing_for_tricks():
+    h = hand("hearts", {ANN: 2, BOB: 2, CAT: 1, DAN: 0}, "hearts", BOB)
+    assert changes(start(set_penalty=7), h)[BOB] == 7
+
+
+def test_a_bidder_goes_down_by_tricks_taken_not_by_the_bid():
+    state = start("dirty-clubs")
+    made = hand("hearts", {ANN: 0, BOB: 4, CAT: 1, DAN: 0}, "spades", BOB, bid=3)
+    short = hand("hearts", {ANN: 1, BOB: 3, CAT: 1, DAN: 0}, "spades", BOB, bid=4)
+    assert changes(state, made)[BOB] == -4
+    assert changes(state, short)[BOB] == 5
+
+
+def test_maker_needs_is_an_option():
+    h = hand("hearts", {ANN: 1, BOB: 2, CAT: 1, DAN: 1}, "hearts", BOB)
+    assert changes(start(maker_needs=2), h)[BOB] == -2
+    assert changes(start(maker_needs=3), h)[BOB] == 5
+
+
+def test_a_no_trump_hand_has_no_maker_and_everybody_plays():
+    h = hand("hearts", {ANN: 2, BOB: 1, CAT: 2, DAN: 0}, NO_TRUMP)
+    assert changes(start(), h) == {ANN: -2, BOB: -1, CAT: -2, DAN: 5}
+
+
+def test_a_redeal_moves_the_deal_and_changes_nothing():
+    state = start("dirty-clubs")
+    after, result = rules.play(state, hand("hearts", {}, passed=True))
+    assert result.changes == dict.fromkeys(FOUR, 0)
+    assert after.scores == state.scores and (state.dealer, after.dealer) == (DAN, ANN)
+
+
+def test_scores_may_go_above_the_start_and_the_loser_still_pays_for_every_point():
+    state = start("spades-21", scores={ANN: 6})
+    state, _ = rules.play(state, hand("hearts", {ANN: 5, BOB: 0, CAT: 0, DAN: 0}, "hearts", ANN))
+    assert not state.finished  # no sweeps in spades-21
+    state, _ = rules.play(state, hand("hearts", {ANN: 1, BOB: 0, CAT: 4, DAN: 0}, "hearts", BOB))
+    assert state.scores == {ANN: 0, BOB: 31, CAT: 22, DAN: 31} and state.winners == (ANN,)
+    _, net = rules.settle(state, rules.PRESETS["spades-21"].stakes)
+    assert net == {ANN: 1140, BOB: -410, CAT: -320, DAN: -410}
+
+
+# --- End of the match (§5) -------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("preset", sorted(PRESET_TABLE))
+def test_taking_all_five_sweeps_where_the_preset_says_so(preset):
+    seats = THREE if preset.startswith("three") else FOUR
+    state = start(preset, seats, ANN)
+    h = hand("hearts", {p: (5 if p == CAT else 0) for p in seats}, NO_TRUMP)
+    if rules.PRESETS[preset].ruleset.all_pass == "redeal":
+        h = replace(h, trump="hearts", maker=BOB, bid=2 if preset == "dirty-clubs" else None)
+    after, result = rules.play(state, h)
+    if PRESET_TABLE[preset][7]:
+        assert (after.winners, after.won_by, result.sweep) == ((CAT,), "sweep", CAT)
+    else:
+        assert not after.finished and result.sweep is None
+
+
+def test_a_sweep_wins_whatever_the_scores():
+    state = start(scores={ANN: 1})
+    state, _ = rules.play(state, hand("clubs", {ANN: 0, BOB: 5, CAT: 0, DAN: 0}))
+    assert state.scores[ANN] == 6 and state.winners == (BOB,)
+
+
+def test_a_sweep_wins_alone_even_when_someone_reaches_zero():
+    state = start(scores={ANN: 1, BOB: 3})
+    state, _ = rules.play(state, hand("hearts", {ANN: 0, BOB: 5, CAT: 0, DAN: 0}, "hearts", BOB))
+    assert state.scores[BOB] == -2 and state.winners == (BOB,) and state.won_by == "sweep"
+
+
+def test_a_lone_maker_sweeps_only_with_lone_maker_sweeps():
+    h = hand("hearts", {BOB: 5}, "hearts", BOB, [ANN, CAT, DAN])
+    assert not rules.play(start(lone_maker_sweeps=False), h)[0].finished
+    assert rules.play(start(lone_maker_sweeps=True), h)[0].winners == (BOB,)
+
+
+def test_a_maker_who_takes_all_five_with_others_playing_is_a_sweep_even_without_lone_sweeps():
+    h = hand("hearts", {BOB: 5, ANN: 0}, "hearts", BOB, [CAT, DAN])
+    assert rules.play(start(lone_maker_sweeps=False), h)[0].winners == (BOB,)
+
+
+def test_reaching_zero_alone_wins():
+    state = start(scores={CAT: 2})
+    state, _ = rules.play(state, hand("hearts", {ANN: 0, BOB: 3, CAT: 2, DAN: 0}, "hearts", BOB))
+    assert state.winners == (CAT,) and state.won_by == "zero"
+
+
+def test_share_mode_shares_with_everyone_at_or_below_zero():
+    state = start(scores={ANN: 1, CAT: 2}, ties="share")
+    state, _ = rules.play(state, hand("clubs", {ANN: 1, BOB: 1, CAT: 3, DAN: 0}))
+    assert state.scores[ANN] == 0 and state.scores[CAT] == -1
+    assert state.winners == (ANN, CAT) and state.won_by == "zero"
+
+
+def test_lowest_mode_gives_the_win_to_the_lowest_alone():
+    state = start(scores={ANN: 1, CAT: 2})
+    state, _ = rules.play(state, hand("clubs", {ANN: 1, BOB: 1, CAT: 3, DAN: 0}))
+    assert state.winners == (CAT,)
+
+
+def test_play_on_goes_on_until_one_player_alone_is_lowest():
+    state = start(scores={ANN: 2, BOB: 1}, ties="play_on")
+    state, _ = rules.play(state, hand("clubs", {ANN: 3, BOB: 2, CAT: 0, DAN: 0}))
+    assert not state.finished
+    state, _ = rules.play(state, hand("clubs", {ANN: 2, BOB: 1, CAT: 1, DAN: 1}))
+    assert state.scores[ANN] == -3 and state.winners == (ANN,)
+
+
+# --- Money (§6) --------------------------------------------------------------------------------
+
+
+def test_split_payouts_give_leftover_cents_to_winners_in_seat_order():
+    state = replace(start(), scores={ANN: 10, BOB: 0, CAT: 3, DAN: 0}, winners=(BOB, DAN))
+    payments, net = rules.settle(state, Stakes(per_game=101))
+    assert [(p.payer, p.payee, p.cents) for p in payments] == [
+        (ANN, BOB, 51),
+        (ANN, DAN, 50),
+        (CAT, BOB, 51),
+        (CAT, DAN, 50),
+    ]
+    assert sum(net.values()) == 0
+
+
+def test_per_set_counts_sets_and_zero_trick_hands():
+    state = start()
+    state, _ = rules.play(state, hand("hearts", {ANN: 0, BOB: 2, CAT: 2, DAN: 1}, "hearts", BOB))
+    state, _ = rules.play(state, hand("clubs", {ANN: 0, BOB: 0, CAT: 5, DAN: 0}))
+    assert state.sets == {ANN: 2, BOB: 2, CAT: 0, DAN: 1}
+    _, net = rules.settle(state, Stakes(per_set=25))
+    assert net == {ANN: -50, BOB: -50, CAT: 125, DAN: -25}
+
+
+def test_no_money_changes_hands_before_the_end_or_without_stakes():
+    assert rules.settle(start(), Stakes(per_game=100)) == ([], {})
+    state = replace(start(), winners=(ANN,))
+    assert rules.settle(state, Stakes()) == ([], {})
+
+
+@pytest.mark.parametrize(
+    "text, cents", [("1.70", 170), ("0", 0), ("12", 1200), ("0.1", 10), ("3.05", 305)]
+)
+def test_money_reads_exact_cents(text, cents):
+    assert rules.parse_money(text) == cents
+    assert rules.parse_money(rules.format_money(cents)) == cents
+
+
+@pytest.mark.parametrize("text", ["-1.00", "1.234", "abc", "", "NaN", "Infinity", 1.5])
+def test_money_refuses_anything_but_a_plain_amount(text):
+    with pytest.raises(ValueError):
+        rules.parse_money(text)
+
+
+# --- Properties over random matches ---------------------------------------------------------
+
+presets = st.sampled_from(sorted(rules.PRESETS))
+seeds = st.integers(0, 2**32)
+
+
+@settings(max_examples=150, deadline=None)
+@given(presets, seeds)
+def test_every_generated_match_replays_and_adds_up(preset, seed):
+    match = random_match(random.Random(seed), preset)
+    state, results = rules.replay(match.start(), match.hands)
+    n = len(match.players)
+    first = match.players.index(match.first_dealer)
+    for i, result in enumerate(results):
+        assert result.dealer == match.players[(first + i) % n]
+    for p in match.players:
+        total = sum(r.changes[p] for r in results)
+        assert state.scores[p] == match.ruleset.starting_score + total
+    payments, net = rules.settle(state, match.stakes)
+    assert sum(net.values()) == 0
+    assert all(p.cents > 0 for p in payments)
+    if state.finished:
+        with pytest.raises(RuleError) as e:
+            rules.check_hand(state, random_hand(replace(state, winners=()), random.Random(seed)))
+        assert e.value.code == "match_over"
