@@ -79,8 +79,8 @@ def _int(low: int | None = None, high: int | None = None, nullable: bool = False
 
 
 def _one_of(*choices, nullable: bool = False):
-    return lambda value: (value is None and nullable) or (
-        isinstance(value, str) and value in choices
+    return lambda value: (
+        (value is None and nullable) or (isinstance(value, str) and value in choices)
     )
 
 
@@ -264,7 +264,9 @@ def check_table(ruleset: Ruleset, players: list[str] | tuple[str, ...], first_de
     for i, name in enumerate(players):
         if name in players[:i]:
             raise RuleError(
-                "bad_table", f"{name} is seated twice; every player needs their own name.", "players"
+                "bad_table",
+                f"{name} is seated twice; every player needs their own name.",
+                "players",
             )
     if first_dealer not in players:
         raise RuleError(
@@ -389,9 +391,9 @@ def new_match(ruleset: Ruleset, players, first_dealer: str) -> MatchState:
         ruleset=ruleset,
         players=players,
         first_dealer=first_dealer,
-        scores={p: ruleset.starting_score for p in players},
+        scores=dict.fromkeys(players, ruleset.starting_score),
         dealer=first_dealer,
-        sets={p: 0 for p in players},
+        sets=dict.fromkeys(players, 0),
     )
 
 
@@ -418,7 +420,9 @@ def check_hand(state: MatchState, hand: Hand) -> None:
     strangers = [n for n in dict.fromkeys(named) if n not in players]
     if strangers:
         verb = "is" if len(strangers) == 1 else "are"
-        raise RuleError("unknown_player", f"{join_names(strangers)} {verb} not at this table.", "tricks")
+        raise RuleError(
+            "unknown_player", f"{join_names(strangers)} {verb} not at this table.", "tricks"
+        )
     listed = list(hand.dropped) + list(hand.tricks)
     twice = [p for p in players if listed.count(p) > 1]
     if twice:
@@ -486,11 +490,11 @@ def check_hand(state: MatchState, hand: Hand) -> None:
                 "maker",
             )
         if hand.bid is not None:
-            raise RuleError(
-                "bad_bid", f"Nobody bids when a {hand.upcard[:-1]} is turned.", "bid"
-            )
+            raise RuleError("bad_bid", f"Nobody bids when a {hand.upcard[:-1]} is turned.", "bid")
     elif hand.trump is None:
-        raise RuleError("bad_trump", "Say what was trump, or that it was played with no trump.", "trump")
+        raise RuleError(
+            "bad_trump", "Say what was trump, or that it was played with no trump.", "trump"
+        )
     elif hand.trump == NO_TRUMP:
         if r.all_pass == REDEAL:
             raise RuleError(
@@ -522,9 +526,7 @@ def check_hand(state: MatchState, hand: Hand) -> None:
                     "bid",
                 )
         elif hand.bid is not None:
-            raise RuleError(
-                "bad_bid", "With these rules trump is ordered up, not bid for.", "bid"
-            )
+            raise RuleError("bad_bid", "With these rules trump is ordered up, not bid for.", "bid")
 
     # Staying in or dropping out (§3).
     no_trump = hand.trump == NO_TRUMP

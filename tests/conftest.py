@@ -28,7 +28,11 @@ def _plain_static_storage(settings):
 
 @pytest.fixture(scope="session")
 def browser_type_launch_args(browser_type_launch_args):
-    return {**browser_type_launch_args, "executable_path": "/usr/bin/chromium", "args": CHROMIUM_ARGS}
+    return {
+        **browser_type_launch_args,
+        "executable_path": "/usr/bin/chromium",
+        "args": CHROMIUM_ARGS,
+    }
 
 
 @pytest.fixture(scope="session")

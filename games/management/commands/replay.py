@@ -15,7 +15,9 @@ def read_file(path: str) -> str:
         with open(path, encoding="utf-8") as f:
             return f.read()
     except (OSError, UnicodeDecodeError) as e:
-        raise RuleError("bad_file", f"Can't read {path}: {getattr(e, 'strerror', None) or e}.") from None
+        raise RuleError(
+            "bad_file", f"Can't read {path}: {getattr(e, 'strerror', None) or e}."
+        ) from None
 
 
 def fail(command: BaseCommand, error: RuleError, as_json: bool):
@@ -46,8 +48,10 @@ def table(match: matchfile.Match, doc: dict) -> str:
     ]
     for hand in doc["hands"]:
         cells = (f"{_signed(hand['changes'][p])} {hand['scores'][p]:>3}" for p in players)
-        lines.append(f"{hand['number']:>4}  {hand['dealer']:<{width}}"
-                     + "".join(f"{c:>{width}}" for c in cells))
+        lines.append(
+            f"{hand['number']:>4}  {hand['dealer']:<{width}}"
+            + "".join(f"{c:>{width}}" for c in cells)
+        )
     lines.append("")
     if doc["finished"]:
         how = "took all five tricks" if doc["won_by"] == rules.SWEEP else "reached zero"

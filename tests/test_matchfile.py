@@ -1,0 +1,373 @@
+"""The buck-euchre/1 match file and the replay command (FORMAT.md)."""
+
+import copy
+import io
+import json
+import random
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from django.core.management import call_command
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from games import matchfile, rules
+from games.rules import RuleError
+
+from .matches import random_match
+
+ROOT = Path(__file__).resolve().parent.parent
+
+EXAMPLE = {
+    "format": "buck-euchre/1",
+    "rules": "standard",
+    "stakes": {"per_game": "1.00", "per_point": "0.10", "per_set": "0.00", "currency": "USD"},
+    "players": ["Ann", "Bob", "Cat", "Dan"],
+    "first_dealer": "Dan",
+    "hands": [
+        {
+            "upcard": "hearts",
+            "trump": "hearts",
+            "maker": "Bob",
+            "dropped": ["Cat"],
+            "tricks": {"Ann": 0, "Bob": 3, "Dan": 2},
+        },
+        {"upcard": "clubs", "tricks": {"Ann": 2, "Bob": 1, "Cat": 1, "Dan": 1}},
+        {"upcard": "spades", "trump": "none", "tricks": {"Ann": 1, "Bob": 1, "Cat": 2, "Dan": 1}},
+        {
+            "upcard": "diamonds",
+            "trump": "spades",
+            "maker": "Cat",
+            "dropped": ["Ann", "Bob", "Dan"],
+            "tricks": {"Cat": 5},
+        },
+    ],
+}
+
+
+def example(**changes):
+    doc = copy.deepcopy(EXAMPLE)
+    doc.update(changes)
+    return doc
+
+
+def error_of(doc) -> RuleError:
+    with pytest.raises(RuleError) as e:
+        matchfile.load(doc if isinstance(doc, str) else json.dumps(doc))
+    return e.value
+
+
+def test_the_format_example_replays_to_a_sweep_with_payouts():
+    match, state, results = matchfile.load(json.dumps(EXAMPLE))
+    doc = matchfile.report(match, state, results)
+    assert doc["hands"][0] == {
+        "number": 1,
+        "dealer": "Dan",
+        "changes": {"Ann": 5, "Bob": -3, "Cat": 0, "Dan": -2},
+        "scores": {"Ann": 30, "Bob": 22, "Cat": 25, "Dan": 23},
+    }
+    assert [h["dealer"] for h in doc["hands"]] == ["Dan", "Ann", "Bob", "Cat"]
+    assert doc["scores"] == {"Ann": 27, "Bob": 20, "Cat": 17, "Dan": 21}
+    assert (doc["finished"], doc["winners"], doc["won_by"]) == (True, ["Cat"], "sweep")
+    assert doc["payouts"] == [
+        {"from": "Ann", "to": "Cat", "amount": "3.70"},
+        {"from": "Bob", "to": "Cat", "amount": "3.00"},
+        {"from": "Dan", "to": "Cat", "amount": "3.10"},
+    ]
+    assert doc["net"] == {"Ann": "-3.70", "Bob": "-3.00", "Cat": "9.80", "Dan": "-3.10"}
+
+
+def test_an_unfinished_match_has_no_winner_and_no_money():
+    doc = matchfile.report(*matchfile.load(example(hands=EXAMPLE["hands"][:1])))
+    assert (doc["finished"], doc["winners"], doc["won_by"]) == (False, [], None)
+    assert (doc["payouts"], doc["net"]) == ([], {})
+
+
+def test_left_out_stakes_take_the_presets_own():
+    doc = example(rules="spades-21", hands=[])
+    del doc["stakes"]
+    assert matchfile.parse(json.dumps(doc)).stakes == rules.Stakes(100, 10, 0)
+
+
+def test_within_stakes_a_missing_amount_is_zero():
+    match = matchfile.parse(json.dumps(example(stakes={"per_point": "0.25"})))
+    assert match.stakes == rules.Stakes(0, 25, 0, "USD")
+
+
+def test_a_rules_object_overrides_the_preset():
+    match = matchfile.parse(json.dumps(example(rules={"preset": "standard", "ties": "share"})))
+    assert match.ruleset.ties == "share" and match.preset == "standard"
+
+
+def test_a_redealt_hand_moves_the_deal_and_scores_nothing():
+    doc = example(
+        rules="dirty-clubs",
+        hands=[
+            {"upcard": "hearts", "passed": True},
+            {
+                "upcard": "clubs",
+                "tricks": {"Ann": 2, "Bob": 1, "Cat": 1, "Dan": 1},
+                "dealer": "Ann",
+            },
+        ],
+    )
+    report = matchfile.report(*matchfile.load(json.dumps(doc)))
+    assert report["hands"][0]["changes"] == {"Ann": 0, "Bob": 0, "Cat": 0, "Dan": 0}
+    assert [h["dealer"] for h in report["hands"]] == ["Dan", "Ann"]
+
+
+HAND = {
+    "upcard": "hearts",
+    "trump": "hearts",
+    "maker": "Bob",
+    "tricks": {"Ann": 1, "Bob": 3, "Cat": 1, "Dan": 0},
+}
+
+BAD_FILES = [
+    # (document or text, hand, code)
+    ("{not json", None, "bad_file"),
+    ("[1, 2]", None, "bad_file"),
+    ('"standard"', None, "bad_file"),
+    (example(format="buck-euchre/2"), None, "bad_file"),
+    (example(colour="red"), None, "bad_file"),
+    ({k: v for k, v in EXAMPLE.items() if k != "players"}, None, "bad_file"),
+    ({k: v for k, v in EXAMPLE.items() if k != "first_dealer"}, None, "bad_file"),
+    (example(players="Ann, Bob"), None, "bad_file"),
+    (example(players=["Ann", 2, "Cat", "Dan"]), None, "bad_file"),
+    (example(rules=4), None, "bad_file"),
+    (example(stakes={"per_game": 1.0}), None, "bad_file"),
+    (example(stakes={"per_game": "1.005"}), None, "bad_file"),
+    (example(stakes={"per_game": "-1"}), None, "bad_file"),
+    (example(stakes={"tip": "1.00"}), None, "bad_file"),
+    (example(hands={}), None, "bad_file"),
+    (example(rules="pinochle"), None, "bad_rules"),
+    (example(rules={"preset": "standard", "colour": "red"}), None, "bad_rules"),
+    (example(rules={"preset": "standard", "maker_needs": 9}), None, "bad_rules"),
+    (example(rules={"preset": "standard", "sweep_wins": "yes"}), None, "bad_rules"),
+    (example(rules={"ties": "share"}), None, "bad_rules"),
+    (example(players=["Ann", "Bob", "Cat"]), None, "bad_table"),
+    (example(players=["Ann", "Bob", "Ann", "Dan"]), None, "bad_table"),
+    (example(players=["Ann", "Bob", "", "Dan"]), None, "bad_table"),
+    (example(first_dealer="Eve"), None, "bad_table"),
+    (example(hands=[HAND, {**HAND, "colour": "red"}]), 2, "bad_file"),
+    (example(hands=[HAND, {"trump": "hearts"}]), 2, "bad_file"),
+    (example(hands=[HAND, {**HAND, "upcard": "stars"}]), 2, "bad_file"),
+    (example(hands=[HAND, {**HAND, "tricks": [1, 3, 1, 0]}]), 2, "bad_file"),
+    (example(hands=[HAND, {**HAND, "dropped": "Cat"}]), 2, "bad_file"),
+    (example(hands=[HAND, {"upcard": "hearts", "passed": True, "tricks": {}}]), 2, "bad_file"),
+    (example(hands=[HAND, "hand"]), 2, "bad_file"),
+    (example(hands=[HAND, {**HAND, "maker": "Eve"}]), 2, "unknown_player"),
+    (example(hands=[HAND, {**HAND, "tricks": {"Ann": 1, "Bob": 4}}]), 2, "seat_count"),
+    (
+        example(hands=[HAND, {**HAND, "tricks": {"Ann": 1, "Bob": "4", "Cat": 0, "Dan": 0}}]),
+        2,
+        "bad_tricks",
+    ),
+    (
+        example(hands=[HAND, {**HAND, "tricks": {"Ann": 1, "Bob": 3, "Cat": 0, "Dan": 0}}]),
+        2,
+        "tricks_total",
+    ),
+    (
+        example(
+            hands=[HAND, {**HAND, "dropped": ["Bob"], "tricks": {"Ann": 2, "Cat": 2, "Dan": 1}}]
+        ),
+        2,
+        "must_play",
+    ),
+    (example(hands=[HAND, {**HAND, "upcard": "clubs"}]), 2, "bad_trump"),
+    (example(hands=[HAND, {**HAND, "maker": None}]), 2, "bad_maker"),
+    (example(hands=[HAND, {**HAND, "bid": 3}]), 2, "bad_bid"),
+    (example(hands=[HAND, {"upcard": "hearts", "passed": True}]), 2, "bad_pass"),
+    (example(hands=[HAND, {**HAND, "dealer": "Dan"}]), 2, "bad_dealer"),
+    (example(hands=[*EXAMPLE["hands"], HAND]), 5, "match_over"),
+]
+
+
+@pytest.mark.parametrize("doc, hand, code", BAD_FILES)
+def test_a_bad_file_names_the_hand_and_the_code(doc, hand, code):
+    error = error_of(doc)
+    assert (error.hand, error.code) == (hand, code)
+    assert error.message.endswith(".") and len(error.message) > 15
+
+
+def test_the_first_fault_in_file_order_is_reported():
+    doc = example(hands=[HAND, {**HAND, "bid": 3}, {**HAND, "colour": "red"}])
+    assert (error_of(doc).hand, error_of(doc).code) == (2, "bad_bid")
+
+
+# --- Properties ------------------------------------------------------------------------------
+
+presets = st.sampled_from(sorted(rules.PRESETS))
+
+
+@settings(max_examples=100, deadline=None)
+@given(presets, st.integers(0, 2**32))
+def test_parse_of_dump_is_the_same_match(preset, seed):
+    rnd = random.Random(seed)
+    overrides = rnd.choice([{}, {"ties": "share"}, {"set_penalty": 3, "players": [3, 4]}])
+    match = random_match(rnd, preset, **overrides)
+    text = json.dumps(matchfile.dump(match))
+    assert matchfile.parse(text) == match
+
+
+def _break(hand: dict, ruleset: rules.Ruleset, players, dealer: str, rnd: random.Random):
+    """One way to break exactly one rule in a valid hand: (broken hand, expected code)."""
+    passed = hand.get("passed", False)
+    automatic = hand["upcard"] == ruleset.auto_trump
+    options = [
+        ({**hand, "dealer": next(p for p in players if p != dealer)}, "bad_dealer"),
+    ]
+    if passed:
+        if ruleset.auto_trump:
+            options.append(({**hand, "upcard": ruleset.auto_trump}, "bad_trump"))
+        return rnd.choice(options)
+    tricks = hand["tricks"]
+    someone = rnd.choice(sorted(tricks))
+    options += [
+        ({**hand, "tricks": {**tricks, "Eve": 0}}, "unknown_player"),
+        ({**hand, "tricks": {k: v for k, v in tricks.items() if k != someone}}, "seat_count"),
+        ({**hand, "tricks": {**tricks, someone: rnd.choice([6, -1, 2.5, "2"])}}, "bad_tricks"),
+        ({**hand, "tricks": {**tricks, someone: (tricks[someone] + 1) % 6}}, "tricks_total"),
+    ]
+    if hand.get("maker"):
+        maker = hand["maker"]
+        left = {k: v for k, v in tricks.items() if k != maker}
+        if left:
+            moved = {**left, next(iter(left)): left[next(iter(left))] + tricks[maker]}
+            dropped = [*hand.get("dropped", []), maker]
+            options.append(({**hand, "dropped": dropped, "tricks": moved}, "must_play"))
+    if automatic:
+        other = next(s for s in rules.SUITS if s != hand["upcard"])
+        options.append(({**hand, "trump": rnd.choice([other, "none"])}, "bad_trump"))
+        if ruleset.auto_trump_dealer_needs is None:
+            options.append(({**hand, "maker": someone}, "bad_maker"))
+        else:
+            options.append(
+                ({**hand, "maker": next(p for p in players if p != dealer)}, "bad_maker")
+            )
+    elif hand.get("trump") == "none":
+        options.append(({**hand, "maker": someone}, "bad_maker"))
+    else:
+        options.append(({k: v for k, v in hand.items() if k != "trump"}, "bad_trump"))
+        options.append(({k: v for k, v in hand.items() if k != "maker"}, "bad_maker"))
+        if ruleset.bidding == "tricks":
+            options.append(
+                ({**hand, "bid": rnd.choice([None, 0, 6, ruleset.min_bid - 1])}, "bad_bid")
+            )
+        else:
+            options.append(({**hand, "bid": 3}, "bad_bid"))
+    return rnd.choice(options)
+
+
+@settings(max_examples=200, deadline=None)
+@given(presets, st.integers(0, 2**32))
+def test_breaking_one_rule_in_one_hand_names_that_hand_and_rule(preset, seed):
+    rnd = random.Random(seed)
+    match = random_match(rnd, preset)
+    doc = matchfile.dump(match)
+    if not doc["hands"]:
+        return
+    k = rnd.randrange(len(doc["hands"]))
+    state, _ = rules.replay(match.start(), match.hands[:k])
+    broken, code = _break(doc["hands"][k], match.ruleset, match.players, state.dealer, rnd)
+    if code == "bad_bid" and broken.get("bid") is None:
+        broken.pop("bid")
+    doc["hands"][k] = broken
+    error = error_of(doc)
+    assert (error.hand, error.code) == (k + 1, code), error.message
+
+
+@settings(max_examples=50, deadline=None)
+@given(presets, st.integers(0, 2**32))
+def test_a_hand_after_the_end_is_refused(preset, seed):
+    match = random_match(random.Random(seed), preset, max_hands=400)
+    doc = matchfile.dump(match)
+    state, _ = rules.replay(match.start(), match.hands)
+    if state.finished:
+        doc["hands"].append(doc["hands"][-1])
+        error = error_of(doc)
+        assert (error.hand, error.code) == (len(doc["hands"]), "match_over")
+
+
+# --- The replay command -----------------------------------------------------------------------
+
+
+@pytest.fixture
+def example_file(tmp_path):
+    path = tmp_path / "match.json"
+    path.write_text(json.dumps(EXAMPLE))
+    return path
+
+
+def replay(*args, stdin=None):
+    out, err = io.StringIO(), io.StringIO()
+    code = 0
+    try:
+        call_command("replay", *args, stdout=out, stderr=err)
+    except SystemExit as e:
+        code = e.code
+    return code, out.getvalue(), err.getvalue()
+
+
+def test_replay_json_prints_the_report(example_file):
+    code, out, _ = replay(str(example_file), "--json")
+    assert code == 0
+    assert json.loads(out) == matchfile.report(*matchfile.load(json.dumps(EXAMPLE)))
+
+
+def test_replay_prints_a_table_for_people(example_file):
+    code, out, _ = replay(str(example_file))
+    assert code == 0
+    lines = out.splitlines()
+    assert any(line.split()[:2] == ["1", "Dan"] and "+5" in line and "30" in line for line in lines)
+    assert "Cat wins (took all five tricks)." in out
+    assert "Ann pays Cat 3.70 USD" in out
+
+
+@pytest.mark.parametrize("doc, hand, code", [BAD_FILES[0], BAD_FILES[15], BAD_FILES[-2]])
+def test_replay_reports_an_error_as_json_with_status_1(tmp_path, doc, hand, code):
+    path = tmp_path / "bad.json"
+    path.write_text(doc if isinstance(doc, str) else json.dumps(doc))
+    status, out, _ = replay(str(path), "--json")
+    assert status == 1
+    error = json.loads(out)["error"]
+    assert (error["hand"], error["code"]) == (hand, code) and error["message"]
+
+
+def test_replay_without_json_writes_the_error_to_stderr(tmp_path):
+    path = tmp_path / "bad.json"
+    path.write_text(json.dumps(example(hands=[HAND, {**HAND, "dealer": "Dan"}])))
+    status, out, err = replay(str(path))
+    assert status == 1 and out == ""
+    assert "Hand 2: It is Ann's deal, not Dan's." in err
+
+
+def test_replay_of_a_missing_file_is_a_bad_file(tmp_path):
+    status, out, _ = replay(str(tmp_path / "nope.json"), "--json")
+    assert status == 1 and json.loads(out)["error"]["code"] == "bad_file"
+
+
+def test_replay_reads_standard_input_in_a_real_process():
+    result = subprocess.run(
+        [sys.executable, "manage.py", "replay", "-", "--json"],
+        input=json.dumps(EXAMPLE),
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout)["winners"] == ["Cat"]
+    result = subprocess.run(
+        [sys.executable, "manage.py", "replay", "-", "--json"],
+        input="nonsense",
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        check=False,
+    )
+    assert result.returncode == 1
+    assert json.loads(result.stdout)["error"]["code"] == "bad_file"
