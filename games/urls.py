@@ -5,4 +5,15 @@ from games import views
 app_name = "games"
 urlpatterns = [
     path("", views.home, name="home"),
+    path("signup/", views.signup, name="signup"),
+    path("matches/", views.match_list, name="match_list"),
+    path("matches/new/", views.match_create, name="match_create"),
+    path("matches/import/", views.match_import, name="match_import"),
+    path("matches/<int:pk>/", views.match_detail, name="match_detail"),
+    path("matches/<int:pk>/export/", views.match_export, name="match_export"),
+    path("matches/<int:pk>/rematch/", views.match_rematch, name="match_rematch"),
+    path("matches/<int:pk>/hands/", views.hand_create, name="hand_create"),
+    path("matches/<int:pk>/hands/undo/", views.hand_undo, name="hand_undo"),
+    path("matches/<int:pk>/hands/<int:number>/", views.hand_edit, name="hand_edit"),
+    path("matches/<int:pk>/hands/<int:number>/check/", views.hand_check, name="hand_check"),
 ]

@@ -1,5 +1,353 @@
-from django.http import HttpResponse
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+
+from django.contrib import messages
+from django.contrib.auth import login
+from django.contrib.auth.decorators import login_required
+from django.core.paginator import Paginator
+from django.db import IntegrityError
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.http import require_http_methods, require_POST
+from django.views.decorators.vary import vary_on_headers
+
+from games import matchfile, rules
+from games.forms import (
+    SUIT_SYMBOLS,
+    HandForm,
+    MatchForm,
+    SignupForm,
+    deal_for_jack,
+    stakes_text,
+)
+from games.models import Match, Player
 
 
-def home(request):
-    return HttpResponse("Buck Euchre")
+def _partial(request: HttpRequest, template: str, partial: str) -> str:
+    """The page for a normal request, just its region for an htmx one."""
+    if request.htmx and not request.htmx.history_restore_request:
+        return f"{template}#{partial}"
+    return template
+
+
+def _get_match(request: HttpRequest, pk: int) -> Match:
+    return get_object_or_404(Match.objects.with_hands(), pk=pk, owner=request.user)
+
+
+def _describe(hand: rules.Hand, state: rules.MatchState) -> str:
+    """A hand in a few words: "♥ turned · Bob ordered up · Cat out"."""
+    turned = f"{SUIT_SYMBOLS[hand.upcard]} turned"
+    if hand.passed:
+        return f"{turned} · all passed: redeal"
+    if hand.trump == rules.NO_TRUMP:
+        return f"{turned} · all passed: no trump"
+    shape = state.shape(hand.upcard)
+    if shape.automatic:
+        made = f"{shape.maker} (dealer) must take {shape.needs}" if shape.maker else "all play"
+        return f"{turned} · {made}"
+    trump = SUIT_SYMBOLS[hand.trump]
+    if hand.bid is not None:
+        made = f"{hand.maker} bid {hand.bid} in {trump}"
+    elif hand.trump == hand.upcard:
+        made = f"{hand.maker} ordered up"
+    else:
+        made = f"{hand.maker} named {trump}"
+    out = f" · {', '.join(hand.dropped)} out" if hand.dropped else ""
+    return f"{turned} · {made}{out}"
+
+
+def _summary(match: Match) -> dict:
+    """Everything a page shows about a match, folded once by the engine."""
+    state, results = match.replay()
+    stakes = match.stakes()
+    payments, net = rules.settle(state, stakes)
+    must_play = state.must_play()
+    start = match.start()
+    history = []
+    for result in results:
+        history.append(
+            {
+                "number": result.number,
+                "dealer": result.dealer,
+                "text": _describe(result.hand, replace(start, dealer=result.dealer)),
+                "cells": [(p, result.changes[p], result.scores[p]) for p in state.players],
+            }
+        )
+    standings = [
+        {
+            "name": p,
+            "score": state.scores[p],
+            "dealer": p == state.dealer and not state.finished,
+            "must_play": p in must_play and not state.finished,
+            "winner": p in state.winners,
+            "net": net.get(p),
+        }
+        for p in state.players
+    ]
+    return {
+        "match": match,
+        "state": state,
+        "standings": standings,
+        "history": history[::-1],
+        "payments": payments,
+        "stakes": stakes,
+        "stakes_text": stakes_text(stakes),
+    }
+
+
+def _board(request: HttpRequest, match: Match, form: HandForm | None = None) -> HttpResponse:
+    context = _summary(match)
+    state = context["state"]
+    if form is None and not state.finished:
+        form = HandForm(state, initial={"number": state.hands + 1})
+    context["form"] = form
+    template = _partial(request, "games/match_detail.html", "board")
+    return render(request, template, context)
+
+
+def signup(request: HttpRequest) -> HttpResponse:
+    form = SignupForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        user = form.save()
+        login(request, user)
+        return redirect("games:home")
+    return render(request, "registration/signup.html", {"form": form})
+
+
+@login_required
+def home(request: HttpRequest) -> HttpResponse:
+    matches = Match.objects.filter(owner=request.user).with_hands()
+    return render(
+        request,
+        "games/home.html",
+        {
+            "playing": [_summary(m) for m in matches.in_progress()[:20]],
+            "finished": [_summary(m) for m in matches.done()[:5]],
+        },
+    )
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+@vary_on_headers("HX-Request")
+def match_create(request: HttpRequest) -> HttpResponse:
+    saved = list(Player.objects.filter(owner=request.user).values_list("name", flat=True))
+    form = MatchForm(request.POST or None)
+    deal = None
+    if request.method == "POST":
+        names = form.names()
+        if "jack" in request.POST and names:
+            deal, seat = deal_for_jack(names)
+            form.data = form.data.copy()
+            form.data["dealer"] = str(seat)
+        elif "add" in request.POST:
+            form.data = _seat_player(form, request.POST["add"])
+        elif "up" in request.POST:
+            form.data = _move_up(form, request.POST["up"])
+        elif "create" in request.POST and form.is_valid():
+            match = Match.create(
+                request.user,
+                form.cleaned_data["preset"],
+                form.ruleset,
+                form.stakes,
+                form.players,
+                form.first_dealer,
+            )
+            return redirect(match)
+    template = _partial(request, "games/match_new.html", "match-form")
+    seated = set(form.names())
+    return render(
+        request,
+        template,
+        {
+            "form": form,
+            "deal": deal,
+            "saved": [n for n in saved if n not in seated],
+            "presets": rules.PRESETS.values(),
+        },
+    )
+
+
+def _seat_player(form: MatchForm, name: str):
+    """Put a saved player in the first empty seat."""
+    data = form.data.copy()
+    for seat in MatchForm.SEATS:
+        if not (data.get(seat) or "").strip():
+            data[seat] = name
+            break
+    return data
+
+
+def _move_up(form: MatchForm, seat: str):
+    """Swap a seat with the one before it (clockwise order matters for the deal)."""
+    data = form.data.copy()
+    if seat.isdigit() and 0 < int(seat) < len(MatchForm.SEATS):
+        here, there = MatchForm.SEATS[int(seat)], MatchForm.SEATS[int(seat) - 1]
+        data[here], data[there] = data.get(there, ""), data.get(here, "")
+    return data
+
+
+@login_required
+@require_http_methods(["GET"])
+@vary_on_headers("HX-Request")
+def match_detail(request: HttpRequest, pk: int) -> HttpResponse:
+    return _board(request, _get_match(request, pk))
+
+
+@login_required
+@require_POST
+@vary_on_headers("HX-Request")
+def hand_create(request: HttpRequest, pk: int) -> HttpResponse:
+    match = _get_match(request, pk)
+    hands = match.game_hands()
+    state, _ = match.replay(hands)
+    number = request.POST.get("number", "")
+    if number.isdigit() and int(number) <= state.hands:
+        # A double tap or a resent request: that hand is already saved.
+        return _board(request, match) if request.htmx else redirect(match)
+    form = HandForm(state, request.POST)
+    if not form.is_valid():
+        return _board(request, match, form)
+    try:
+        match.record([*hands, form.hand])
+    except IntegrityError:
+        pass  # the same hand arrived twice at once; the first one is saved
+    if request.htmx:
+        return _board(request, _get_match(request, pk))
+    return redirect(match)
+
+
+def _state_before(match: Match, number: int):
+    hands = match.game_hands()
+    if not 1 <= number <= len(hands) + 1:
+        return hands, None
+    state, _ = match.replay(hands[: number - 1])
+    return hands, state
+
+
+@login_required
+@require_POST
+@vary_on_headers("HX-Request")
+def hand_check(request: HttpRequest, pk: int, number: int) -> HttpResponse:
+    """Re-draw the hand form as it is being filled in: the next question, a rule or a preview."""
+    match = _get_match(request, pk)
+    hands, state = _state_before(match, number)
+    if state is None or state.finished:
+        return redirect(match)
+    form = HandForm(state, request.POST, step=request.POST.get("step"))
+    form.is_valid()
+    if request.htmx:
+        context = {"match": match, "form": form, "state": state, "editing": number <= len(hands)}
+        return render(request, "games/match_detail.html#hand-form", context)
+    if number <= len(hands):
+        return _edit_page(request, match, number, form)
+    return _board(request, match, form)
+
+
+def _edit_page(request, match: Match, number: int, form: HandForm) -> HttpResponse:
+    context = {**_summary(match), "form": form, "number": number, "editing": True}
+    return render(request, "games/hand_edit.html", context)
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def hand_edit(request: HttpRequest, pk: int, number: int) -> HttpResponse:
+    match = _get_match(request, pk)
+    hands, state = _state_before(match, number)
+    if state is None or number > len(hands):
+        return redirect(match)
+    if request.method == "GET":
+        initial = HandForm.initial_for(hands[number - 1], match.names, number)
+        return _edit_page(request, match, number, HandForm(state, initial=initial))
+    form = HandForm(state, request.POST)
+    if form.is_valid():
+        new_hands = [*hands[: number - 1], form.hand, *hands[number:]]
+        try:
+            match.record(new_hands)
+        except rules.RuleError as e:
+            form.add_error(
+                None, f"That would break hand {e.hand}: {e.message} Undo later hands first."
+            )
+        else:
+            messages.success(request, f"Hand {number} changed; every later hand re-scored.")
+            return redirect(match)
+    return _edit_page(request, match, number, form)
+
+
+@login_required
+@require_POST
+@vary_on_headers("HX-Request")
+def hand_undo(request: HttpRequest, pk: int) -> HttpResponse:
+    match = _get_match(request, pk)
+    hands = match.game_hands()
+    if hands and str(len(hands)) == request.POST.get("number", str(len(hands))):
+        match.record(hands[:-1])
+        messages.info(request, f"Hand {len(hands)} undone.")
+    if request.htmx:
+        return _board(request, _get_match(request, pk))
+    return redirect(match)
+
+
+@login_required
+@require_POST
+def match_rematch(request: HttpRequest, pk: int) -> HttpResponse:
+    old = _get_match(request, pk)
+    state, _ = old.replay()
+    match = Match.create(
+        request.user, old.preset, old.ruleset(), old.stakes(), old.names, state.dealer
+    )
+    return redirect(match)
+
+
+@login_required
+def match_list(request: HttpRequest) -> HttpResponse:
+    matches = Match.objects.filter(owner=request.user)
+    players = Player.objects.filter(owner=request.user)
+    player = None
+    if request.GET.get("player", "").isdigit():
+        player = get_object_or_404(players, pk=request.GET["player"])
+        matches = matches.filter(seats__player=player)
+    page = Paginator(matches.with_hands(), 20).get_page(request.GET.get("page"))
+    return render(
+        request,
+        "games/match_list.html",
+        {
+            "page": page,
+            "summaries": [_summary(m) for m in page],
+            "players": players,
+            "player": player,
+        },
+    )
+
+
+@login_required
+def match_export(request: HttpRequest, pk: int) -> HttpResponse:
+    match = _get_match(request, pk)
+    body = json.dumps(matchfile.dump(match.to_file()), indent=2, ensure_ascii=False)
+    response = HttpResponse(body + "\n", content_type="application/json")
+    filename = f"buck-euchre-{match.pk}-{match.created:%Y-%m-%d}.json"
+    response["Content-Disposition"] = f'attachment; filename="{filename}"'
+    return response
+
+
+@login_required
+@require_POST
+def match_import(request: HttpRequest) -> HttpResponse:
+    upload = request.FILES.get("file")
+    if upload is None:
+        messages.error(request, "Choose a match file to import.")
+        return redirect("games:match_list")
+    try:
+        text = upload.read().decode("utf-8")
+        match = Match.from_file(request.user, matchfile.parse(text))
+    except UnicodeDecodeError:
+        messages.error(request, "That file is not a match file (it is not text).")
+    except rules.RuleError as e:
+        where = f"Hand {e.hand}: " if e.hand else ""
+        messages.error(request, f"Nothing was imported. {where}{e.message}")
+    else:
+        messages.success(request, "Match imported.")
+        return redirect(match)
+    return redirect("games:match_list")

@@ -1,0 +1,338 @@
+"""The stored matches: a thin adapter over rules.py.
+
+Only what happened at the table is stored (seats, rules, stakes, hands, each player's part);
+scores, dealer, winners and payouts are folded from the hands by the rules engine.
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+from django.conf import settings
+from django.core.exceptions import ValidationError
+from django.db import models, transaction
+from django.db.models import Q
+from django.urls import reverse
+from django.utils import timezone
+
+from games import matchfile, rules
+
+
+class Suit(models.TextChoices):
+    CLUBS = "clubs", "♣ Clubs"
+    DIAMONDS = "diamonds", "♦ Diamonds"
+    HEARTS = "hearts", "♥ Hearts"
+    SPADES = "spades", "♠ Spades"
+
+
+PRESET_CHOICES = [(p.name, p.label) for p in rules.PRESETS.values()]
+
+
+class Player(models.Model):
+    owner = models.ForeignKey(settings.AUTH_USER_MODEL, models.CASCADE, related_name="players")
+    name = models.CharField(max_length=40)
+    created = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["name"]
+        constraints = [
+            models.UniqueConstraint(fields=["owner", "name"], name="player_name_unique"),
+            models.CheckConstraint(condition=~Q(name=""), name="player_name_not_empty"),
+        ]
+
+    def __str__(self) -> str:
+        return self.name
+
+    def get_absolute_url(self) -> str:
+        return reverse("games:match_list") + f"?player={self.pk}"
+
+
+class MatchQuerySet(models.QuerySet):
+    def with_hands(self):
+        """Everything a replay needs, in a fixed number of queries however many hands."""
+        return self.prefetch_related(
+            models.Prefetch("seats", Seat.objects.select_related("player").order_by("position")),
+            models.Prefetch(
+                "hands",
+                Hand.objects.select_related("maker")
+                .prefetch_related(models.Prefetch("plays", Play.objects.select_related("player")))
+                .order_by("number"),
+            ),
+        )
+
+    def in_progress(self):
+        return self.filter(finished__isnull=True)
+
+    def done(self):
+        return self.filter(finished__isnull=False)
+
+
+class Match(models.Model):
+    owner = models.ForeignKey(settings.AUTH_USER_MODEL, models.CASCADE, related_name="matches")
+    preset = models.CharField(max_length=20, choices=PRESET_CHOICES)
+    # Every option's value as chosen, so that a later change of a preset never rewrites it.
+    options = models.JSONField()
+    per_game = models.DecimalField(max_digits=8, decimal_places=2, default=Decimal("0"))
+    per_point = models.DecimalField(max_digits=8, decimal_places=2, default=Decimal("0"))
+    per_set = models.DecimalField(max_digits=8, decimal_places=2, default=Decimal("0"))
+    currency = models.CharField(max_length=16, default="USD")
+    first_dealer = models.PositiveSmallIntegerField(help_text="seat number, from 0")
+    created = models.DateTimeField(auto_now_add=True)
+    updated = models.DateTimeField(auto_now=True)
+    # When the deciding hand was saved: lets lists tell open matches from finished ones
+    # without replaying them; always set from the engine's verdict in `record()`.
+    finished = models.DateTimeField(null=True, blank=True)
+
+    objects = MatchQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["-created"]
+        verbose_name_plural = "matches"
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(per_game__gte=0) & Q(per_point__gte=0) & Q(per_set__gte=0),
+                name="match_stakes_not_negative",
+            ),
+            models.CheckConstraint(
+                condition=Q(first_dealer__lt=max(rules.SEAT_COUNTS)), name="match_dealer_seat"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.label} — {', '.join(self.names)}"
+
+    def get_absolute_url(self) -> str:
+        return reverse("games:match_detail", args=[self.pk])
+
+    @property
+    def label(self) -> str:
+        return rules.PRESETS[self.preset].label if self.preset in rules.PRESETS else self.preset
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return tuple(seat.player.name for seat in self.seats.all())
+
+    def ruleset(self) -> rules.Ruleset:
+        return rules.make_ruleset(self.preset, **self.options)
+
+    def house_rules(self) -> dict:
+        return rules.ruleset_overrides(self.preset, self.ruleset())
+
+    def stakes(self) -> rules.Stakes:
+        return rules.Stakes(
+            *(int(getattr(self, k) * 100) for k in matchfile.STAKE_KEYS), currency=self.currency
+        )
+
+    def start(self) -> rules.MatchState:
+        return rules.new_match(self.ruleset(), self.names, self.names[self.first_dealer])
+
+    def game_hands(self) -> list[rules.Hand]:
+        return [hand.to_rules() for hand in self.hands.all()]
+
+    def replay(self, hands: list[rules.Hand] | None = None):
+        """The match folded over its hands: (state, results)."""
+        return rules.replay(self.start(), self.game_hands() if hands is None else hands)
+
+    def to_file(self) -> matchfile.Match:
+        return matchfile.Match(
+            self.preset,
+            self.ruleset(),
+            self.stakes(),
+            self.names,
+            self.names[self.first_dealer],
+            tuple(self.game_hands()),
+        )
+
+    def clean(self):
+        if self.pk is None:
+            return
+        try:
+            self.replay()
+        except rules.RuleError as e:
+            raise ValidationError(f"Hand {e.hand}: {e.message}" if e.hand else e.message) from e
+
+    @transaction.atomic
+    def record(self, hands: list[rules.Hand]):
+        """Store the match's hands as `hands`, after the engine accepts all of them.
+
+        Raises RuleError (with `.hand`) and stores nothing if any hand breaks a rule.
+        """
+        state, _ = self.replay(hands)
+        stored = {h.number: h for h in self.hands.all()}
+        players = {seat.player.name: seat.player for seat in self.seats.all()}
+        for number, hand in enumerate(hands, 1):
+            old = stored.pop(number, None)
+            if old is not None and old.to_rules() == hand:
+                continue
+            if old is not None:
+                old.delete()
+            Hand.store(self, number, hand, players)
+        Hand.objects.filter(pk__in=[h.pk for h in stored.values()]).delete()
+        self.finished = (self.finished or timezone.now()) if state.finished else None
+        self.save()
+        if hasattr(self, "_prefetched_objects_cache"):
+            self._prefetched_objects_cache.pop("hands", None)
+        return state
+
+    @classmethod
+    @transaction.atomic
+    def create(
+        cls,
+        owner,
+        preset: str,
+        ruleset: rules.Ruleset,
+        stakes: rules.Stakes,
+        names,
+        first_dealer: str,
+        hands=(),
+    ) -> Match:
+        """A new match from the engine's terms; raises RuleError and stores nothing if bad."""
+        rules.new_match(ruleset, names, first_dealer)
+        _check_fits(names, stakes)
+        match = cls.objects.create(
+            owner=owner,
+            preset=preset,
+            options=ruleset.options(),
+            **{k: Decimal(getattr(stakes, k)) / 100 for k in matchfile.STAKE_KEYS},
+            currency=stakes.currency,
+            first_dealer=list(names).index(first_dealer),
+        )
+        for position, name in enumerate(names):
+            player, _ = Player.objects.get_or_create(owner=owner, name=name)
+            Seat.objects.create(match=match, player=player, position=position)
+        if hands:
+            match.record(list(hands))
+        return match
+
+    @classmethod
+    def from_file(cls, owner, m: matchfile.Match) -> Match:
+        return cls.create(owner, m.preset, m.ruleset, m.stakes, m.players, m.first_dealer, m.hands)
+
+
+def _check_fits(names, stakes: rules.Stakes):
+    """What the rules allow but the columns can't hold, refused in words rather than a crash."""
+    longest = Player._meta.get_field("name").max_length
+    for name in names:
+        if len(name) > longest:
+            raise rules.RuleError(
+                "bad_table",
+                f"{name[:20]}… is too long a name; keep it to {longest} letters.",
+                "players",
+            )
+    if len(stakes.currency) > Match._meta.get_field("currency").max_length:
+        raise rules.RuleError(
+            "bad_file", "The currency should be a short label such as USD or $.", "currency"
+        )
+    if max(stakes.per_game, stakes.per_point, stakes.per_set) >= 10**8:
+        raise rules.RuleError("bad_file", "Stakes must be under 1,000,000.", "per_game")
+
+
+class Seat(models.Model):
+    match = models.ForeignKey(Match, models.CASCADE, related_name="seats")
+    player = models.ForeignKey(Player, models.RESTRICT, related_name="seats")
+    position = models.PositiveSmallIntegerField(help_text="clockwise, from 0")
+
+    class Meta:
+        ordering = ["position"]
+        constraints = [
+            models.UniqueConstraint(fields=["match", "position"], name="seat_position_unique"),
+            models.UniqueConstraint(fields=["match", "player"], name="seat_player_unique"),
+            models.CheckConstraint(
+                condition=Q(position__lt=max(rules.SEAT_COUNTS)), name="seat_position_range"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.player} in seat {self.position + 1}"
+
+    def get_absolute_url(self) -> str:
+        return self.match.get_absolute_url()
+
+
+class Hand(models.Model):
+    match = models.ForeignKey(Match, models.CASCADE, related_name="hands")
+    number = models.PositiveSmallIntegerField()
+    upcard = models.CharField(max_length=8, choices=Suit.choices)
+    # Blank where the rules give the trump (a turned automatic suit); "none" for no trump.
+    trump = models.CharField(
+        max_length=8, blank=True, choices=[*Suit.choices, (rules.NO_TRUMP, "No trump")]
+    )
+    maker = models.ForeignKey(Player, models.RESTRICT, null=True, blank=True, related_name="+")
+    bid = models.PositiveSmallIntegerField(null=True, blank=True)
+    passed = models.BooleanField(default=False, help_text="everybody passed and it was redealt")
+    created = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["match", "number"]
+        constraints = [
+            models.UniqueConstraint(fields=["match", "number"], name="hand_number_unique"),
+            models.CheckConstraint(condition=Q(number__gte=1), name="hand_number_from_1"),
+            models.CheckConstraint(
+                condition=Q(bid__isnull=True) | Q(bid__gte=1, bid__lte=rules.TRICKS),
+                name="hand_bid_range",
+            ),
+            models.CheckConstraint(
+                condition=Q(passed=False) | Q(maker__isnull=True, bid__isnull=True, trump=""),
+                name="hand_passed_is_bare",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"Hand {self.number}"
+
+    def get_absolute_url(self) -> str:
+        return reverse("games:hand_edit", args=[self.match_id, self.number])
+
+    def to_rules(self) -> rules.Hand:
+        plays = list(self.plays.all())
+        return rules.Hand(
+            upcard=self.upcard,
+            trump=self.trump or None,
+            maker=self.maker.name if self.maker else None,
+            bid=self.bid,
+            dropped=tuple(p.player.name for p in plays if p.dropped),
+            tricks={p.player.name: p.tricks for p in plays if not p.dropped},
+            passed=self.passed,
+        )
+
+    @classmethod
+    def store(cls, match: Match, number: int, hand: rules.Hand, players: dict) -> Hand:
+        row = cls.objects.create(
+            match=match,
+            number=number,
+            upcard=hand.upcard,
+            trump=hand.trump or "",
+            maker=players[hand.maker] if hand.maker else None,
+            bid=hand.bid,
+            passed=hand.passed,
+        )
+        Play.objects.bulk_create(
+            [Play(hand=row, player=players[n], dropped=True) for n in hand.dropped]
+            + [Play(hand=row, player=players[n], tricks=t) for n, t in hand.tricks.items()]
+        )
+        return row
+
+
+class Play(models.Model):
+    """One player's part in a hand: dropped out, or played and took some tricks."""
+
+    hand = models.ForeignKey(Hand, models.CASCADE, related_name="plays")
+    player = models.ForeignKey(Player, models.RESTRICT, related_name="plays")
+    dropped = models.BooleanField(default=False)
+    tricks = models.PositiveSmallIntegerField(null=True, blank=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["hand", "player"], name="play_player_unique"),
+            models.CheckConstraint(
+                condition=Q(dropped=True, tricks__isnull=True)
+                | Q(dropped=False, tricks__gte=0, tricks__lte=rules.TRICKS),
+                name="play_tricks_range",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.player}: {'dropped' if self.dropped else self.tricks}"
+
+    def get_absolute_url(self) -> str:
+        return self.hand.get_absolute_url()

@@ -1,0 +1,27 @@
+from django import template
+
+from games import rules
+
+register = template.Library()
+
+SYMBOLS = {"USD": "$", "CAD": "$", "AUD": "$", "EUR": "€", "GBP": "£", "$": "$", "€": "€", "£": "£"}
+
+
+@register.filter
+def money(cents: int, currency: str = "USD") -> str:
+    """Cents as players say them: "$1.70", or "1.70 CHF" for a label without a symbol."""
+    amount = rules.format_money(abs(cents))
+    sign = "−" if cents < 0 else ""
+    symbol = SYMBOLS.get(currency)
+    return f"{sign}{symbol}{amount}" if symbol else f"{sign}{amount} {currency}"
+
+
+@register.filter
+def signed(n: int) -> str:
+    """A change of score with a real minus sign: "+5", "−3", "0"."""
+    return f"+{n}" if n > 0 else (f"−{-n}" if n < 0 else "0")
+
+
+@register.filter
+def get(mapping, key):
+    return mapping.get(key)
