@@ -301,8 +301,11 @@ class HandForm(forms.Form):
             reasons[self.maker_name] = "maker"
         return reasons
 
-    def players(self):
+    def players(self) -> list[dict]:
         """One row a seat: name, whether dropped, tricks, why they must play, field name."""
+        return list(self._rows())
+
+    def _rows(self):
         dropped = set(self.dropped_names())
         must = self.must_play()
         lone = (
