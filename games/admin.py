@@ -70,3 +70,8 @@ class HandAdmin(admin.ModelAdmin):
     list_filter = ["upcard", "passed"]
     inlines = [PlayInline]
     raw_id_fields = ["match"]
+
+    def save_related(self, request, form, formsets, change):
+        super().save_related(request, form, formsets, change)
+        match = form.instance.match
+        match.record(match.game_hands())  # the edit may have ended or re-opened the match

@@ -327,11 +327,6 @@ class HandForm(forms.Form):
                 "field": f"t{i}",
             }
 
-    def tricks_errors(self) -> list[str]:
-        if not self.is_bound:
-            return []
-        return [e for i in range(len(self.state.players)) for e in self.errors.get(f"t{i}", [])]
-
     def tricks_left(self) -> int:
         return rules.TRICKS - sum(r["tricks"] for r in self.players() if not r["dropped"])
 

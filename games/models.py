@@ -326,7 +326,7 @@ class Play(models.Model):
             models.UniqueConstraint(fields=["hand", "player"], name="play_player_unique"),
             models.CheckConstraint(
                 condition=Q(dropped=True, tricks__isnull=True)
-                | Q(dropped=False, tricks__gte=0, tricks__lte=rules.TRICKS),
+                | Q(dropped=False, tricks__isnull=False, tricks__gte=0, tricks__lte=rules.TRICKS),
                 name="play_tricks_range",
             ),
         ]

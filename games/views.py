@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import json
+from contextlib import suppress
 from dataclasses import replace
 
 from django.contrib import messages
@@ -12,6 +13,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_http_methods, require_POST
 from django.views.decorators.vary import vary_on_headers
+from django_htmx.http import HttpResponseClientRedirect
 
 from games import matchfile, rules
 from games.forms import (
@@ -210,10 +212,8 @@ def hand_create(request: HttpRequest, pk: int) -> HttpResponse:
     form = HandForm(state, request.POST)
     if not form.is_valid():
         return _board(request, match, form)
-    try:
+    with suppress(IntegrityError):  # the same hand arrived twice at once: the first is saved
         match.record([*hands, form.hand])
-    except IntegrityError:
-        pass  # the same hand arrived twice at once; the first one is saved
     if request.htmx:
         return _board(request, _get_match(request, pk))
     return redirect(match)
@@ -238,16 +238,18 @@ def hand_check(request: HttpRequest, pk: int, number: int) -> HttpResponse:
         return redirect(match)
     form = HandForm(state, request.POST, step=request.POST.get("step"))
     form.is_valid()
-    if request.htmx:
-        context = {"match": match, "form": form, "state": state, "editing": number <= len(hands)}
-        return render(request, "games/match_detail.html#hand-form", context)
     if number <= len(hands):
         return _edit_page(request, match, number, form)
+    if request.htmx:
+        context = {"match": match, "form": form, "state": state}
+        return render(request, "games/match_detail.html#hand-form", context)
     return _board(request, match, form)
 
 
 def _edit_page(request, match: Match, number: int, form: HandForm) -> HttpResponse:
     context = {**_summary(match), "form": form, "number": number, "editing": True}
+    if request.htmx:
+        return render(request, "games/match_detail.html#hand-form", {**context, "state": form.state})
     return render(request, "games/hand_edit.html", context)
 
 
@@ -272,6 +274,8 @@ def hand_edit(request: HttpRequest, pk: int, number: int) -> HttpResponse:
             )
         else:
             messages.success(request, f"Hand {number} changed; every later hand re-scored.")
+            if request.htmx:
+                return HttpResponseClientRedirect(match.get_absolute_url())
             return redirect(match)
     return _edit_page(request, match, number, form)
 

@@ -43,3 +43,35 @@ def browser_context_args(browser_context_args):
         "is_mobile": True,
         "has_touch": True,
     }
+
+
+@pytest.fixture
+def user(django_user_model):
+    return django_user_model.objects.create_user("ann", password="card-table-42")
+
+
+@pytest.fixture
+def other_user(django_user_model):
+    return django_user_model.objects.create_user("eve", password="card-table-42")
+
+
+@pytest.fixture
+def client_in(client, user):
+    client.force_login(user)
+    return client
+
+
+def make_match(owner, preset="standard", names=("Ann", "Bob", "Cat", "Dan"), dealer="Dan",
+               hands=(), stakes=None, **overrides):
+    from games import rules
+    from games.models import Match
+
+    return Match.create(
+        owner,
+        preset,
+        rules.make_ruleset(preset, **overrides),
+        stakes or rules.PRESETS[preset].stakes,
+        names,
+        dealer,
+        hands,
+    )

@@ -1,0 +1,361 @@
+"""Pages: full page vs htmx fragment, ownership, invalid input, idempotent saves, query counts."""
+
+import json
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+from django.urls import reverse
+
+from games import rules
+from games.models import Hand, Match, Player
+from games.rules import Hand as GameHand
+
+from .conftest import make_match
+from .test_matchfile import EXAMPLE
+
+pytestmark = pytest.mark.django_db
+HX = {"HTTP_HX_REQUEST": "true"}
+
+ORDERED_POST = {
+    "number": "1",
+    "upcard": "hearts",
+    "maker": "Bob",
+    "trump": "hearts",
+    "dropped": ["Cat"],
+    "t0": "0",
+    "t1": "3",
+    "t3": "2",
+}
+
+
+def url(name, *args):
+    return reverse(f"games:{name}", args=args)
+
+
+def test_pages_need_a_login(client):
+    for path in (url("home"), url("match_list"), url("match_create"), url("match_detail", 1)):
+        response = client.get(path)
+        assert response.status_code == 302 and "/accounts/login/" in response["Location"]
+
+
+def test_signup_logs_the_new_player_in(client):
+    response = client.post(
+        url("signup"),
+        {"username": "cat", "password1": "card-table-42", "password2": "card-table-42"},
+    )
+    assert response.status_code == 302
+    assert client.get(url("home")).status_code == 200
+
+
+def test_home_lists_matches_in_progress_and_finished(client_in, user):
+    make_match(user, hands=[GameHand("clubs", tricks={"Ann": 2, "Bob": 1, "Cat": 1, "Dan": 1})])
+    sweep = GameHand("hearts", "hearts", "Fay", None, ("Eve", "Gus", "Hal"), {"Fay": 5})
+    make_match(user, names=("Eve", "Fay", "Gus", "Hal"), dealer="Eve", hands=[sweep])
+    page = client_in.get(url("home")).content.decode()
+    playing, finished = page.split("Recently finished")
+    assert "Ann 23" in playing and "Ann deals next" in playing
+    assert "Fay won" in finished and "Fay 20" in finished
+
+
+# --- Ownership -------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "method, name, args",
+    [
+        ("get", "match_detail", ()),
+        ("get", "match_export", ()),
+        ("post", "hand_create", ()),
+        ("post", "hand_undo", ()),
+        ("post", "match_rematch", ()),
+        ("get", "hand_edit", (1,)),
+        ("post", "hand_check", (1,)),
+    ],
+)
+def test_nobody_sees_or_changes_another_users_match(client, other_user, user, method, name, args):
+    match = make_match(user, hands=[GameHand("clubs", tricks={"Ann": 2, "Bob": 1, "Cat": 1, "Dan": 1})])
+    client.force_login(other_user)
+    response = getattr(client, method)(url(name, match.pk, *args), ORDERED_POST if method == "post" else None)
+    assert response.status_code == 404
+    assert Hand.objects.filter(match=match).count() == 1
+
+
+def test_the_match_list_shows_only_ones_own_matches(client, other_user, user):
+    make_match(user)
+    client.force_login(other_user)
+    assert "Ann" not in client.get(url("match_list")).content.decode()
+    assert client.get(url("match_list") + f"?player={Player.objects.first().pk}").status_code == 404
+
+
+# --- The scoreboard and the hand form -----------------------------------------------------------
+
+
+def test_scoreboard_is_a_full_page_or_the_board_for_htmx(client_in, user):
+    match = make_match(user)
+    full = client_in.get(match.get_absolute_url())
+    part = client_in.get(match.get_absolute_url(), **HX)
+    assert b"<html" in full.content and b'id="board"' in full.content
+    assert b"<html" not in part.content and part.content.lstrip().startswith(b'<div id="board"')
+    assert "HX-Request" in full["Vary"]
+
+
+def test_the_form_asks_only_for_tricks_on_a_turned_club(client_in, user):
+    match = make_match(user)
+    page = client_in.post(url("hand_check", match.pk, 1), {"number": "1", "upcard": "clubs"}, **HX)
+    html = page.content.decode()
+    assert "Clubs are trump" in html and "Nobody drops out" in html
+    assert 'name="maker"' not in html and 'name="dropped"' not in html
+    assert html.count('class="stepper"') == 4
+
+
+def test_the_form_asks_for_the_bid_with_trick_bidding(client_in, user):
+    match = make_match(user, "dirty-clubs")
+    data = {"number": "1", "upcard": "hearts", "maker": "Bob"}
+    html = client_in.post(url("hand_check", match.pk, 1), data, **HX).content.decode()
+    assert "Bob's bid" in html
+    assert 'name="bid" value="1"' not in html and 'name="bid" value="2"' in html
+    assert "Everybody passed — redeal" in html
+
+
+def test_the_dealer_is_the_fixed_maker_on_a_turned_spade_in_spades_21(client_in, user):
+    match = make_match(user, "spades-21")
+    html = client_in.post(
+        url("hand_check", match.pk, 1), {"number": "1", "upcard": "spades"}, **HX
+    ).content.decode()
+    assert "Dan dealt, so Dan makes it and needs 3." in html
+
+
+def test_a_maker_and_low_scorers_cannot_be_toggled_out(client_in, user):
+    match = make_match(user, "three-widow", names=("Ann", "Bob", "Cat"), dealer="Cat")
+    match.options = {**match.options, "starting_score": 5}
+    match.save()
+    data = {"number": "1", "upcard": "hearts", "maker": "Bob"}
+    html = client_in.post(url("hand_check", match.pk, 1), data, **HX).content.decode()
+    assert 'name="dropped"' not in html
+    assert "must play · maker" in html and "must play · at 5" in html
+
+
+def test_the_preview_shows_every_change(client_in, user):
+    match = make_match(user)
+    html = client_in.post(url("hand_check", match.pk, 1), ORDERED_POST, **HX).content.decode()
+    assert "<strong>Ann</strong> no trick <span class=\"up\">+5</span>" in html
+    assert "<strong>Bob</strong> <span class=\"down\">−3</span>" in html
+    assert "<strong>Cat</strong> out" in html
+
+
+def test_a_stepper_tap_adds_a_trick_and_a_lone_maker_gets_five(client_in, user):
+    match = make_match(user)
+    data = {**ORDERED_POST, "t1": "2", "step": "1:+1"}
+    html = client_in.post(url("hand_check", match.pk, 1), data, **HX).content.decode()
+    assert 'name="t1" value="3"' in html
+    lone = {**ORDERED_POST, "dropped": ["Ann", "Cat", "Dan"]}
+    html = client_in.post(url("hand_check", match.pk, 1), lone, **HX).content.decode()
+    assert 'name="t1" value="5"' in html and "all 5 given" in html
+
+
+def test_saving_a_hand_redirects_and_the_scoreboard_shows_it(client_in, user):
+    match = make_match(user)
+    response = client_in.post(url("hand_create", match.pk), ORDERED_POST)
+    assert response.status_code == 302 and response["Location"] == match.get_absolute_url()
+    state, _ = Match.objects.with_hands().get(pk=match.pk).replay()
+    assert state.scores == {"Ann": 30, "Bob": 22, "Cat": 25, "Dan": 23}
+
+
+def test_saving_with_htmx_returns_the_new_board(client_in, user):
+    match = make_match(user)
+    response = client_in.post(url("hand_create", match.pk), ORDERED_POST, **HX)
+    html = response.content.decode()
+    assert response.status_code == 200 and html.lstrip().startswith('<div id="board"')
+    assert 'name="number" value="2"' in html and "Upcard — Ann deals" in html
+
+
+def test_a_double_tap_records_the_hand_once(client_in, user):
+    match = make_match(user)
+    for _ in range(3):
+        assert client_in.post(url("hand_create", match.pk), ORDERED_POST).status_code == 302
+    assert Hand.objects.filter(match=match).count() == 1
+
+
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        ({"dropped": ["Bob", "Cat"]}, "Bob made trump, so Bob can&#x27;t drop out."),
+        ({"t1": "2"}, "The tricks add up to 4; a hand always has 5."),
+        ({"t1": "9"}, "Bob&#x27;s tricks must be a whole number from 0 to 5."),
+        ({"upcard": "clubs", "dropped": []}, "Nobody makes trump when a club is turned"),
+        ({"upcard": ""}, '<p class="prompt error" role="status">Tap the suit of the turned-up card.'),
+    ],
+)
+def test_an_invalid_hand_says_why_and_stores_nothing(client_in, user, change, message):
+    match = make_match(user)
+    for headers in ({}, HX):
+        response = client_in.post(url("hand_create", match.pk), {**ORDERED_POST, **change}, **headers)
+        assert response.status_code == 200
+        html = response.content.decode()
+        if message:
+            assert message in html
+    assert not Hand.objects.filter(match=match).exists()
+
+
+def test_no_hand_after_the_end(client_in, user):
+    sweep = GameHand("hearts", "hearts", "Bob", None, ("Ann", "Cat", "Dan"), {"Bob": 5})
+    match = make_match(user, hands=[sweep])
+    html = client_in.get(match.get_absolute_url()).content.decode()
+    assert "Bob" in html and "wins" in html and "Took all five tricks." in html
+    assert "Save hand" not in html
+    client_in.post(url("hand_create", match.pk), {**ORDERED_POST, "number": "2"})
+    assert Hand.objects.filter(match=match).count() == 1
+
+
+# --- Fixing mistakes ----------------------------------------------------------------------------
+
+
+def test_undo_removes_the_last_hand(client_in, user):
+    match = make_match(user, hands=[GameHand("clubs", tricks={"Ann": 2, "Bob": 1, "Cat": 1, "Dan": 1})])
+    assert client_in.post(url("hand_undo", match.pk), {"number": "1"}).status_code == 302
+    assert not Hand.objects.filter(match=match).exists()
+    client_in.post(url("hand_undo", match.pk), {"number": "1"})  # a resent undo does nothing
+
+
+def test_editing_a_hand_rescores_every_later_hand(client_in, user):
+    club = GameHand("clubs", tricks={"Ann": 2, "Bob": 1, "Cat": 1, "Dan": 1})
+    match = make_match(user, hands=[club, club])
+    page = client_in.get(url("hand_edit", match.pk, 1))
+    assert page.status_code == 200 and b'value="clubs" id="id_upcard_0" required checked' in page.content
+    data = {"number": "1", "upcard": "clubs", "t0": "1", "t1": "2", "t2": "1", "t3": "1"}
+    response = client_in.post(url("hand_edit", match.pk, 1), data)
+    assert response.status_code == 302
+    state, _ = Match.objects.with_hands().get(pk=match.pk).replay()
+    assert state.scores == {"Ann": 22, "Bob": 22, "Cat": 23, "Dan": 23}
+
+
+def test_an_edit_that_breaks_a_later_hand_is_refused_naming_it(client_in, user):
+    low = GameHand("clubs", tricks={"Ann": 2, "Bob": 1, "Cat": 1, "Dan": 1})
+    match = make_match(user, "three-widow", names=("Ann", "Bob", "Cat"), dealer="Cat", hands=[])
+    hands = [GameHand("clubs", tricks={"Ann": 3, "Bob": 1, "Cat": 1})] * 3  # Ann 15 -> 6
+    drop = GameHand("hearts", "hearts", "Bob", None, ("Ann",), {"Bob": 3, "Cat": 2})
+    match.record([*hands, drop])
+    # Ann took 4 in hand 1 instead: she is at 5 before hand 4 and may no longer drop.
+    data = {"number": "1", "upcard": "clubs", "t0": "4", "t1": "0", "t2": "1"}
+    response = client_in.post(url("hand_edit", match.pk, 1), data)
+    html = response.content.decode()
+    assert response.status_code == 200
+    assert "That would break hand 4: Ann is at 5, and at 5 or below a player can&#x27;t drop out." in html
+    assert Match.objects.with_hands().get(pk=match.pk).game_hands()[0] == hands[0]
+    del low
+
+
+# --- End, rematch, list, import, export ----------------------------------------------------------
+
+
+def test_the_end_screen_reads_out_who_pays_whom(client_in, user):
+    match = make_match(user, "spades-21", hands=[])
+    state = match.start()
+    hands = []
+    while not state.finished:  # Ann takes every trick of every hand until she reaches zero
+        hand = GameHand("hearts", "hearts", "Ann", None, (), {"Ann": 5, "Bob": 0, "Cat": 0, "Dan": 0})
+        state, _ = rules.play(state, hand)
+        hands.append(hand)
+    match.record(hands)
+    html = client_in.get(match.get_absolute_url()).content.decode()
+    assert "Ann" in html and "wins" in html and "Reached zero." in html
+    assert "<strong>Bob</strong> pays <strong>Ann</strong> <span class=\"amount\">$5.60</span>" in html
+
+
+def test_rematch_keeps_players_rules_and_stakes_and_passes_the_deal(client_in, user):
+    sweep = GameHand("hearts", "hearts", "Bob", None, ("Ann", "Cat", "Dan"), {"Bob": 5})
+    old = make_match(user, hands=[sweep], stakes=rules.Stakes(per_game=50), ties="share")
+    response = client_in.post(url("match_rematch", old.pk))
+    new = Match.objects.with_hands().exclude(pk=old.pk).get()
+    assert response["Location"] == new.get_absolute_url()
+    assert new.names == old.names and new.ruleset() == old.ruleset()
+    assert new.stakes() == old.stakes() and new.start().dealer == "Ann"
+
+
+def test_the_new_match_form_creates_a_match_with_house_rules(client_in, user):
+    data = {
+        "preset": "three-15", "seat_0": "Ann", "seat_1": "Bob", "seat_2": "Cat", "seat_3": "",
+        "dealer": "1", "rule_starting_score": "11", "per_point": "0.25", "create": "1",
+    }
+    response = client_in.post(url("match_create"), data)
+    match = Match.objects.with_hands().get()
+    assert response["Location"] == match.get_absolute_url()
+    assert match.ruleset().starting_score == 11 and match.house_rules() == {"starting_score": 11}
+    assert match.stakes() == rules.Stakes(per_point=25) and match.start().dealer == "Bob"
+
+
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        ({"seat_3": ""}, "These rules are for 4 players, not 3."),
+        ({"seat_3": "Ann"}, "Ann is seated twice"),
+        ({"rule_maker_needs": "7"}, "The option maker_needs must be a number from 1 to 5."),
+    ],
+)
+def test_a_bad_new_match_says_why(client_in, change, message):
+    data = {"preset": "standard", "seat_0": "Ann", "seat_1": "Bob", "seat_2": "Cat",
+            "seat_3": "Dan", "dealer": "random", "create": "1", **change}
+    response = client_in.post(url("match_create"), data)
+    assert response.status_code == 200 and message in response.content.decode().replace("&#x27;", "'")
+    assert not Match.objects.exists()
+
+
+def test_deal_for_the_first_jack_picks_the_seat_that_got_it(client_in):
+    data = {"preset": "standard", "seat_0": "Ann", "seat_1": "Bob", "seat_2": "Cat",
+            "seat_3": "Dan", "dealer": "random", "jack": "1"}
+    html = client_in.post(url("match_create"), data, **HX).content.decode()
+    assert "got the first Jack and deals first." in html
+    assert html.count('class="card') >= 1 and html.count(" jack\"") == 1
+
+
+def test_a_saved_player_is_seated_with_one_tap(client_in, user):
+    Player.objects.create(owner=user, name="Zoe")
+    data = {"preset": "standard", "seat_0": "Ann", "add": "Zoe"}
+    html = client_in.post(url("match_create"), data, **HX).content.decode()
+    assert 'name="seat_1" id="id_seat_1" value="Zoe"' in html
+
+
+def test_past_matches_are_paginated_and_filtered_by_player(client_in, user):
+    for i in range(23):
+        make_match(user, names=("Ann", "Bob", "Cat", f"P{i}"), dealer="Ann")
+    page1 = client_in.get(url("match_list")).content.decode()
+    assert "Page 1 of 2" in page1 and "P22" in page1 and "P0 " not in page1
+    zed = Player.objects.get(name="P3")
+    filtered = client_in.get(url("match_list") + f"?player={zed.pk}").content.decode()
+    assert "P3 25" in filtered and "P4 25" not in filtered
+
+
+def test_export_downloads_the_match_file(client_in, user):
+    match = make_match(user, hands=[GameHand("clubs", tricks={"Ann": 2, "Bob": 1, "Cat": 1, "Dan": 1})])
+    response = client_in.get(url("match_export", match.pk))
+    assert "attachment" in response["Content-Disposition"]
+    assert json.loads(response.content)["hands"] == [
+        {"upcard": "clubs", "tricks": {"Ann": 2, "Bob": 1, "Cat": 1, "Dan": 1}}
+    ]
+
+
+def test_import_upload_stores_a_match_or_nothing(client_in, user):
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    good = SimpleUploadedFile("m.json", json.dumps(EXAMPLE).encode())
+    response = client_in.post(url("match_import"), {"file": good})
+    match = Match.objects.get()
+    assert response["Location"] == match.get_absolute_url() and match.finished
+    bad = dict(EXAMPLE, hands=[{**EXAMPLE["hands"][0], "maker": "Zed"}])
+    upload = SimpleUploadedFile("m.json", json.dumps(bad).encode())
+    page = client_in.post(url("match_import"), {"file": upload}, follow=True).content.decode()
+    assert "Nothing was imported. Hand 1: Zed is not at this table." in page
+    assert Match.objects.count() == 1
+
+
+def test_the_scoreboard_takes_the_same_queries_with_3_hands_and_with_60(client_in, user):
+    def queries(n):
+        match = make_match(user, starting_score=1000)
+        club = GameHand("clubs", tricks={"Ann": 2, "Bob": 1, "Cat": 1, "Dan": 1})
+        match.record([club] * n)
+        with CaptureQueriesContext(connection) as ctx:
+            assert client_in.get(match.get_absolute_url()).status_code == 200
+        return len(ctx.captured_queries)
+
+    assert queries(3) == queries(60)
