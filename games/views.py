@@ -236,7 +236,10 @@ def hand_check(request: HttpRequest, pk: int, number: int) -> HttpResponse:
     hands, state = _state_before(match, number)
     if state is None or state.finished:
         return redirect(match)
-    form = HandForm(state, request.POST, step=request.POST.get("step"))
+    # With JavaScript the phone counts stepper taps itself (static/js/steppers.js); only a
+    # plain post leaves the counting to the server.
+    step = None if request.htmx else request.POST.get("step")
+    form = HandForm(state, request.POST, step=step)
     form.is_valid()
     if number <= len(hands):
         return _edit_page(request, match, number, form)
@@ -249,7 +252,9 @@ def hand_check(request: HttpRequest, pk: int, number: int) -> HttpResponse:
 def _edit_page(request, match: Match, number: int, form: HandForm) -> HttpResponse:
     context = {**_summary(match), "form": form, "number": number, "editing": True}
     if request.htmx:
-        return render(request, "games/match_detail.html#hand-form", {**context, "state": form.state})
+        return render(
+            request, "games/match_detail.html#hand-form", {**context, "state": form.state}
+        )
     return render(request, "games/hand_edit.html", context)
 
 

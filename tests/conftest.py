@@ -61,8 +61,15 @@ def client_in(client, user):
     return client
 
 
-def make_match(owner, preset="standard", names=("Ann", "Bob", "Cat", "Dan"), dealer="Dan",
-               hands=(), stakes=None, **overrides):
+def make_match(
+    owner,
+    preset="standard",
+    names=("Ann", "Bob", "Cat", "Dan"),
+    dealer="Dan",
+    hands=(),
+    stakes=None,
+    **overrides,
+):
     from games import rules
     from games.models import Match
 

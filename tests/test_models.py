@@ -132,7 +132,10 @@ def test_import_of_a_preset_with_its_own_stakes_and_house_rules_round_trips(user
     exported = matchfile.dump(reload(match).to_file())
     assert exported["rules"] == {"preset": "spades-21", "ties": "play_on"}
     assert exported["stakes"] == {
-        "per_game": "1.00", "per_point": "0.10", "per_set": "0.00", "currency": "USD"
+        "per_game": "1.00",
+        "per_point": "0.10",
+        "per_set": "0.00",
+        "currency": "USD",
     }
     assert matchfile.parse(json.dumps(exported)) == matchfile.parse(json.dumps(doc))
 

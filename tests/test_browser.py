@@ -1,0 +1,238 @@
+"""Whole matches played through the UI in real Chromium at 390×844, with axe on every page."""
+
+import os
+import re
+
+import pytest
+from axe_playwright_python.sync_playwright import Axe
+from playwright.sync_api import Page, expect
+
+pytestmark = pytest.mark.django_db(transaction=True)
+SHOTS = os.environ.get("SCREENSHOTS")  # a folder to keep screenshots in, when set
+AXE = Axe()
+
+
+def snap(page: Page, name: str):
+    if SHOTS:
+        page.screenshot(path=f"{SHOTS}/{name}.png", full_page=True)
+
+
+def no_axe_violations(page: Page, scheme: str = "light"):
+    page.emulate_media(color_scheme=scheme)
+    results = AXE.run(page)
+    assert results.violations_count == 0, results.generate_report()
+
+
+def sign_up(page: Page, base: str, name: str = "table"):
+    page.goto(base + "/signup/")
+    no_axe_violations(page)
+    page.fill("#id_username", name)
+    page.fill("#id_password1", "card-table-42")
+    page.fill("#id_password2", "card-table-42")
+    page.click("text=Sign up")
+    expect(page.get_by_role("link", name="New match")).to_be_visible()
+    no_axe_violations(page)
+    no_axe_violations(page, "dark")
+
+
+def new_match(page: Page, preset_label: str, names, dealer: str, **stakes):
+    page.get_by_role("link", name="New match").click()
+    page.locator("label.preset").filter(
+        has=page.locator("strong", has_text=re.compile(rf"^{re.escape(preset_label)}$"))
+    ).click()
+    for i, name in enumerate(names):
+        page.fill(f"#id_seat_{i}", name)
+    page.locator("#id_seat_0").focus()  # leave the last seat so its change re-draws the dealers
+    dealer_choice = page.locator("#dealer label").filter(has_text=re.compile(rf"^{dealer}$"))
+    expect(dealer_choice).to_be_visible()
+    for key, value in stakes.items():
+        page.fill(f"#id_{key}", value)
+    dealer_choice.click()
+    no_axe_violations(page)
+    page.get_by_role("button", name="Start the match").click()
+    expect(page.locator("#hand-form")).to_be_visible()
+
+
+def tap(page: Page, fieldset: str, value: str):
+    """Tap the tile of a choice, as a finger would: on its label."""
+    page.locator(f"#hand-form fieldset.{fieldset} label:has(input[value='{value}'])").click()
+
+
+def enter_hand(page: Page, upcard, maker=None, trump=None, bid=None, dropped=(), tricks=None):
+    """Tap a hand in as a player would; returns the number of taps it took."""
+    taps = 1
+    tap(page, "upcard", upcard)
+    if maker:
+        expect(page.locator("fieldset.makers")).to_be_visible()
+        tap(page, "makers", maker)
+        taps += 1
+    if trump:
+        expect(page.locator("fieldset.trump")).to_be_visible()
+        tap(page, "trump", trump)
+        taps += 1
+    if bid:
+        expect(page.locator("fieldset.bids")).to_be_visible()
+        tap(page, "bids", str(bid))
+        taps += 1
+    for name in dropped:
+        expect(page.locator("fieldset.drops")).to_be_visible()
+        tap(page, "drops", name)
+        taps += 1
+        expect(page.locator(f"#hand-form .stepper label:text-is('{name}')")).to_have_count(0)
+    for name, n in (tricks or {}).items():
+        for _ in range(n):
+            page.get_by_role("button", name=f"One trick more for {name}").click()
+            taps += 1
+    if tricks:
+        expect(page.locator(".tricks .left")).to_have_text("all 5 given")
+    expect(page.locator(".status .preview")).to_be_visible()  # the engine accepts it
+    page.get_by_role("button", name=re.compile(r"^Save hand")).click()
+    return taps + 1
+
+
+def scores(page: Page) -> dict:
+    expect(page.locator("#hand-form .prompt, .result").first).to_be_visible()
+    out = {}
+    for tile in page.locator(".scores .score").all():
+        out[tile.locator(".name").inner_text()] = int(tile.locator(".points").inner_text())
+    return out
+
+
+def test_standard_match_with_a_mistake_fixed_ends_in_a_sweep_and_a_payout(page: Page, live_server):
+    base = live_server.url
+    sign_up(page, base)
+    new_match(
+        page, "Standard", ["Ann", "Bob", "Cat", "Dan"], "Dan", per_game="1.00", per_point="0.10"
+    )
+    no_axe_violations(page)
+    taps = enter_hand(page, "hearts", maker="Bob", dropped=["Cat"], tricks={"Bob": 3, "Dan": 2})
+    assert taps == 9  # upcard, maker, one drop, five trick taps, save
+    assert scores(page) == {"Ann": 30, "Bob": 22, "Cat": 25, "Dan": 23}
+    snap(page, "scoreboard")
+
+    enter_hand(page, "clubs", tricks={"Ann": 2, "Bob": 1, "Cat": 1, "Dan": 1})
+    assert scores(page) == {"Ann": 28, "Bob": 21, "Cat": 24, "Dan": 22}
+    # A mistake: Cat really took 2 and Dan none. Edit hand 2.
+    page.get_by_role("link", name="Edit hand 2").click()
+    expect(page.get_by_role("heading", name="Edit hand 2")).to_be_visible()
+    no_axe_violations(page)
+    page.get_by_role("button", name="One trick more for Cat").click()
+    page.get_by_role("button", name="One trick fewer for Dan").click()
+    expect(page.locator(".status")).to_contain_text("Dan")
+    expect(page.locator(".status")).to_contain_text("+5")
+    page.get_by_role("button", name="Save changes to hand 2").click()
+    expect(page.get_by_text("Hand 2 changed")).to_be_visible()
+    assert scores(page) == {"Ann": 28, "Bob": 21, "Cat": 23, "Dan": 28}
+
+    # Another mistake: a hand entered that did not happen. Undo it.
+    enter_hand(page, "spades", maker="pass", tricks={"Ann": 1, "Bob": 1, "Cat": 2, "Dan": 1})
+    assert scores(page)["Cat"] == 21
+    page.once("dialog", lambda dialog: dialog.accept())
+    page.get_by_role("button", name="Undo hand 3").click()
+    expect(page.get_by_role("button", name="Undo hand 2")).to_be_visible()
+    assert scores(page) == {"Ann": 28, "Bob": 21, "Cat": 23, "Dan": 28}
+
+    # Cat orders up and everyone drops: a lone maker sweeps in standard.
+    enter_hand(page, "diamonds", maker="Cat", dropped=["Ann", "Bob", "Dan"])
+    expect(page.locator(".result h2")).to_have_text(re.compile(r"Cat\s+wins"))
+    expect(page.locator(".result")).to_contain_text("Took all five tricks.")
+    payouts = page.locator(".payouts li").all_inner_texts()
+    assert payouts == ["Ann pays Cat $3.80", "Bob pays Cat $3.10", "Dan pays Cat $3.80"]
+    snap(page, "payout")
+    no_axe_violations(page)
+    no_axe_violations(page, "dark")
+
+    # It is there under past matches, and its file comes back the same after import.
+    page.get_by_role("link", name="Past matches").click()
+    no_axe_violations(page)
+    with page.expect_download() as download:
+        page.goto(base + "/")
+        page.locator(".match-card").first.click()
+        page.get_by_role("link", name="Export").click()
+    path = download.value.path()
+    page.goto(base + "/matches/")
+    page.set_input_files("#id_file", path)
+    page.get_by_role("button", name="Import").click()
+    expect(page.get_by_text("Match imported.")).to_be_visible()
+    expect(page.locator(".payouts li")).to_have_text(payouts)
+
+    page.get_by_role("button", name="Rematch").click()
+    # Dan, Ann and Bob dealt the three hands: the deal passes on to Cat.
+    expect(page.locator("#hand-form legend").first).to_contain_text("Cat deals")
+
+
+def test_three_15_with_a_club_hand_and_a_redeal(page: Page, live_server):
+    sign_up(page, live_server.url, "three")
+    new_match(page, "3 players to 15", ["Ann", "Bob", "Cat"], "Cat", per_point="0.25")
+    # Cat deals a turned club: Cat is the maker and needs 2; nobody else is asked.
+    tap(page, "upcard", "clubs")
+    expect(page.locator(".note")).to_contain_text("Cat dealt, so Cat makes it and needs 2.")
+    expect(page.locator("fieldset.makers")).to_have_count(0)
+    page.get_by_role("button", name="One trick more for Cat").click()
+    for name in ("Ann", "Bob"):
+        page.get_by_role("button", name=f"One trick more for {name}").click()
+        page.get_by_role("button", name=f"One trick more for {name}").click()
+    expect(page.locator(".status")).to_contain_text("Cat set +5")
+    page.get_by_role("button", name="Save hand 1").click()
+    assert scores(page) == {"Ann": 13, "Bob": 13, "Cat": 20}
+
+    # Ann deals, everybody passes: a redeal, and the deal moves on.
+    tap(page, "upcard", "hearts")
+    tap(page, "makers", "pass")
+    expect(page.locator("fieldset.tricks")).to_have_count(0)
+    page.get_by_role("button", name="Save hand 2").click()
+    assert scores(page) == {"Ann": 13, "Bob": 13, "Cat": 20}
+    expect(page.locator(".score.is-dealer .name")).to_have_text("Bob")
+    snap(page, "three-15")
+
+    # Ann orders up three times and takes all five: no sweep in three-15, she reaches zero.
+    for _ in range(3):
+        enter_hand(page, "spades", maker="Ann", tricks={"Ann": 5})
+    expect(page.locator(".result h2")).to_have_text(re.compile(r"Ann\s+wins"))
+    expect(page.locator(".result")).to_contain_text("Reached zero.")
+    expect(page.locator(".payouts li")).to_have_text(["Bob pays Ann $7.00", "Cat pays Ann $8.75"])
+
+
+def test_dirty_clubs_hand_with_a_bid(page: Page, live_server):
+    sign_up(page, live_server.url, "dirty")
+    new_match(page, "Dirty Clubs", ["Ann", "Bob", "Cat", "Dan"], "Ann", per_game="2.00")
+    tap(page, "upcard", "hearts")
+    tap(page, "makers", "Bob")
+    expect(page.locator("fieldset.bids")).to_be_visible()
+    expect(page.locator("fieldset.bids label")).to_have_text(["2", "3", "4", "5"])
+    no_axe_violations(page)
+    snap(page, "hand-form-bid")
+    tap(page, "trump", "spades")
+    tap(page, "bids", "4")
+    for name, n in {"Bob": 3, "Cat": 1, "Dan": 1}.items():
+        for _ in range(n):
+            page.get_by_role("button", name=f"One trick more for {name}").click()
+    # Bob bid 4 and took 3: set.
+    expect(page.locator(".status")).to_contain_text("Bob set +5")
+    page.get_by_role("button", name="Save hand 1").click()
+    assert scores(page) == {"Ann": 25, "Bob": 25, "Cat": 19, "Dan": 19}
+    expect(page.locator(".hand-text").first).to_contain_text("Bob bid 4 in ♠")
+    # Cat takes everything from here: a sweep wins at once in Dirty Clubs.
+    enter_hand(page, "diamonds", maker="Cat", bid=5, tricks={"Cat": 5})
+    expect(page.locator(".result h2")).to_have_text(re.compile(r"Cat\s+wins"))
+    expect(page.locator(".payouts li")).to_have_text(
+        ["Ann pays Cat $2.00", "Bob pays Cat $2.00", "Dan pays Cat $2.00"]
+    )
+
+
+def test_a_rule_problem_is_shown_before_saving(page: Page, live_server):
+    sign_up(page, live_server.url, "rules")
+    new_match(page, "Standard", ["Ann", "Bob", "Cat", "Dan"], "Dan")
+    tap(page, "upcard", "hearts")
+    tap(page, "makers", "Bob")
+    page.get_by_role("button", name="One trick more for Bob").click()
+    expect(page.locator(".tricks .left")).to_have_text("4 of 5 left to give")
+    expect(page.locator(".status")).to_contain_text("The tricks add up to 1; a hand always has 5.")
+    page.get_by_role("button", name="Save hand 1").click()
+    expect(page.locator(".status")).to_contain_text("The tricks add up to 1")
+    expect(page.locator(".hands")).to_have_count(0)
+    # Rapid taps are all counted.
+    for _ in range(4):
+        page.get_by_role("button", name="One trick more for Bob").click()
+    expect(page.locator("#id_t1")).to_have_value("5")
+    expect(page.locator(".status")).to_contain_text("Bob −5")
