@@ -9,6 +9,7 @@ from django.contrib.auth.forms import UserCreationForm
 
 from games import rules
 from games.models import PRESET_CHOICES, Suit
+from games.templatetags.games import money
 
 PASS = "pass"
 NO_OVERRIDE = ""
@@ -208,6 +209,8 @@ def deal_for_jack(names: list[str], rnd: random.Random | None = None):
 class HandForm(forms.Form):
     """One hand. The fields shown follow the engine's HandShape for the chosen upcard."""
 
+    checking = False  # True while the hand is being filled in, not yet saved
+
     number = forms.IntegerField(widget=forms.HiddenInput, min_value=1)
     upcard = forms.ChoiceField(label="Upcard", choices=Suit.choices, widget=forms.RadioSelect)
     maker = forms.ChoiceField(label="Who made trump?", required=False, widget=forms.RadioSelect)
@@ -404,9 +407,10 @@ class HandForm(forms.Form):
 
 
 def stakes_text(stakes: rules.Stakes) -> str:
+    """ "$1.00 a game, $0.10 a point", or "no stakes"."""
     parts = [
-        f"{rules.format_money(getattr(stakes, k))} {word}"
+        f"{money(getattr(stakes, k), stakes.currency)} {word}"
         for k, word in (("per_game", "a game"), ("per_point", "a point"), ("per_set", "a set"))
         if getattr(stakes, k)
     ]
-    return f"{stakes.currency} " + ", ".join(parts) if parts else "no stakes"
+    return ", ".join(parts) if parts else "no stakes"

@@ -241,6 +241,7 @@ def hand_check(request: HttpRequest, pk: int, number: int) -> HttpResponse:
     step = None if request.htmx else request.POST.get("step")
     form = HandForm(state, request.POST, step=step)
     form.is_valid()
+    form.checking = True
     if number <= len(hands):
         return _edit_page(request, match, number, form)
     if request.htmx:
