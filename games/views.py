@@ -264,8 +264,8 @@ def _edit_page(request, match: Match, number: int, form: HandForm) -> HttpRespon
 def hand_edit(request: HttpRequest, pk: int, number: int) -> HttpResponse:
     match = _get_match(request, pk)
     hands, state = _state_before(match, number)
-    if state is None or number > len(hands):
-        return redirect(match)
+    if state is None or number > len(hands) or match.finished:
+        return redirect(match)  # a finished match is read-only; undo reopens it
     if request.method == "GET":
         initial = HandForm.initial_for(hands[number - 1], match.names, number)
         return _edit_page(request, match, number, HandForm(state, initial=initial))

@@ -236,3 +236,7 @@ def test_a_rule_problem_is_shown_before_saving(page: Page, live_server):
         page.get_by_role("button", name="One trick more for Bob").click()
     expect(page.locator("#id_t1")).to_have_value("5")
     expect(page.locator(".status")).to_contain_text("Bob −5")
+    page.get_by_role("button", name="Log out").click()
+    expect(page.get_by_role("heading", name="Log in")).to_be_visible()
+    no_axe_violations(page)
+    no_axe_violations(page, "dark")

@@ -29,6 +29,16 @@ ORDERED_POST = {
 }
 
 
+NEW_MATCH = {
+    "preset": "standard",
+    "seat_0": "Ann",
+    "seat_1": "Bob",
+    "seat_2": "Cat",
+    "seat_3": "Dan",
+    "dealer": "random",
+}
+
+
 def url(name, *args):
     return reverse(f"games:{name}", args=args)
 
@@ -215,7 +225,8 @@ def test_no_hand_after_the_end(client_in, user):
     match = make_match(user, hands=[sweep])
     html = client_in.get(match.get_absolute_url()).content.decode()
     assert "Bob" in html and "wins" in html and "Took all five tricks." in html
-    assert "Save hand" not in html
+    assert "Save hand" not in html and "Edit hand" not in html and "and play on" in html
+    assert client_in.get(url("hand_edit", match.pk, 1))["Location"] == match.get_absolute_url()
     client_in.post(url("hand_create", match.pk), {**ORDERED_POST, "number": "2"})
     assert Hand.objects.filter(match=match).count() == 1
 
@@ -325,16 +336,7 @@ def test_the_new_match_form_creates_a_match_with_house_rules(client_in, user):
     ],
 )
 def test_a_bad_new_match_says_why(client_in, change, message):
-    data = {
-        "preset": "standard",
-        "seat_0": "Ann",
-        "seat_1": "Bob",
-        "seat_2": "Cat",
-        "seat_3": "Dan",
-        "dealer": "random",
-        "create": "1",
-        **change,
-    }
+    data = {**NEW_MATCH, "create": "1", **change}
     response = client_in.post(url("match_create"), data)
     assert response.status_code == 200 and message in response.content.decode().replace(
         "&#x27;", "'"
@@ -343,15 +345,7 @@ def test_a_bad_new_match_says_why(client_in, change, message):
 
 
 def test_deal_for_the_first_jack_picks_the_seat_that_got_it(client_in):
-    data = {
-        "preset": "standard",
-        "seat_0": "Ann",
-        "seat_1": "Bob",
-        "seat_2": "Cat",
-        "seat_3": "Dan",
-        "dealer": "random",
-        "jack": "1",
-    }
+    data = {**NEW_MATCH, "jack": "1"}
     html = client_in.post(url("match_create"), data, **HX).content.decode()
     assert "got the first Jack and deals first." in html
     assert html.count('class="card') >= 1 and html.count(' jack"') == 1
@@ -409,3 +403,48 @@ def test_the_scoreboard_takes_the_same_queries_with_3_hands_and_with_60(client_i
         return len(ctx.captured_queries)
 
     assert queries(3) == queries(60)
+
+
+def test_admin_edits_of_a_hand_go_through_the_rules(client, django_user_model, user):
+    admin = django_user_model.objects.create_superuser("boss", password="card-table-42")
+    client.force_login(admin)
+    match = make_match(
+        user, hands=[GameHand("clubs", tricks={"Ann": 2, "Bob": 1, "Cat": 1, "Dan": 1})]
+    )
+    hand = Hand.objects.get(match=match)
+    plays = list(hand.plays.order_by("player__name"))
+    data = {
+        "match": match.pk,
+        "number": 1,
+        "upcard": "clubs",
+        "trump": "",
+        "maker": "",
+        "bid": "",
+        "plays-TOTAL_FORMS": "4",
+        "plays-INITIAL_FORMS": "4",
+        "plays-MIN_NUM_FORMS": "0",
+        "plays-MAX_NUM_FORMS": "1000",
+    }
+    for i, play in enumerate(plays):
+        data |= {
+            f"plays-{i}-id": play.pk,
+            f"plays-{i}-hand": hand.pk,
+            f"plays-{i}-player": play.player_id,
+            f"plays-{i}-tricks": play.tricks,
+        }
+    data["plays-0-tricks"] = 3  # Ann: now 6 tricks in all
+    page = client.post(reverse("admin:games_hand_change", args=[hand.pk]), data)
+    assert page.status_code == 200
+    assert "Hand 1: The tricks add up to 6; a hand always has 5." in page.content.decode()
+    assert Hand.objects.get(pk=hand.pk).to_rules().tricks["Ann"] == 2
+    data["plays-0-tricks"] = 1
+    data["plays-1-tricks"] = 2  # Bob 2, Ann 1: a real correction
+    assert client.post(reverse("admin:games_hand_change", args=[hand.pk]), data).status_code == 302
+    assert Hand.objects.get(pk=hand.pk).to_rules().tricks == {
+        "Ann": 1,
+        "Bob": 2,
+        "Cat": 1,
+        "Dan": 1,
+    }
+    for model in ("player", "match", "hand"):
+        assert client.get(reverse(f"admin:games_{model}_changelist")).status_code == 200
