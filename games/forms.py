@@ -12,6 +12,7 @@ from games.models import PRESET_CHOICES, Suit
 from games.templatetags.games import money
 
 PASS = "pass"
+MAX_STAKE = 999_999
 NO_OVERRIDE = ""
 DECK = [(rank, suit) for suit in rules.SUITS for rank in ("9", "10", "J", "Q", "K", "A")]
 SUIT_SYMBOLS = {"clubs": "♣", "diamonds": "♦", "hearts": "♥", "spades": "♠"}
@@ -99,9 +100,15 @@ class MatchForm(forms.Form):
         widget=forms.RadioSelect,
         initial="random",
     )
-    per_game = forms.DecimalField(label="A game", min_value=0, decimal_places=2, required=False)
-    per_point = forms.DecimalField(label="A point", min_value=0, decimal_places=2, required=False)
-    per_set = forms.DecimalField(label="A set", min_value=0, decimal_places=2, required=False)
+    per_game = forms.DecimalField(
+        label="A game", min_value=0, max_value=MAX_STAKE, decimal_places=2, required=False
+    )
+    per_point = forms.DecimalField(
+        label="A point", min_value=0, max_value=MAX_STAKE, decimal_places=2, required=False
+    )
+    per_set = forms.DecimalField(
+        label="A set", min_value=0, max_value=MAX_STAKE, decimal_places=2, required=False
+    )
     currency = forms.CharField(max_length=16, required=False, initial="USD")
 
     SEATS = ("seat_0", "seat_1", "seat_2", "seat_3")
@@ -119,7 +126,7 @@ class MatchForm(forms.Form):
                 field = forms.ChoiceField(
                     label=label,
                     required=False,
-                    choices=[(NO_OVERRIDE, "As the preset")] + CHOICE_WORDS[name],
+                    choices=[(NO_OVERRIDE, "Preset")] + CHOICE_WORDS[name],
                 )
             else:
                 field = forms.IntegerField(label=label, required=False)

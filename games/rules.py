@@ -8,7 +8,7 @@ numbers in comments refer to it.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, fields, replace
-from decimal import Decimal, InvalidOperation
+import re
 
 SUITS = ("clubs", "diamonds", "hearts", "spades")
 NO_TRUMP = "none"
@@ -19,6 +19,7 @@ ORDER_UP, TRICK_BIDDING = "order_up", "tricks"
 NO_TRUMP_HAND, REDEAL = "no_trump", "redeal"
 TIES = ("lowest", "share", "play_on")
 SWEEP, ZERO = "sweep", "zero"
+MONEY = re.compile(r"[0-9]+(\.[0-9]{1,2})?")  # a non-negative amount, at most two places
 
 
 class RuleError(ValueError):
@@ -233,16 +234,11 @@ def ruleset_overrides(preset: str, ruleset: Ruleset) -> dict:
 
 
 def parse_money(text: str) -> int:
-    """Cents from a decimal string such as "1.70"; raises ValueError on anything else."""
-    if not isinstance(text, str):
+    """Cents from a plain decimal string such as "1.70"; raises ValueError on anything else."""
+    if not isinstance(text, str) or not MONEY.fullmatch(text):
         raise ValueError(text)
-    try:
-        amount = Decimal(text.strip())
-    except InvalidOperation:
-        raise ValueError(text) from None
-    if not amount.is_finite() or amount < 0 or amount.as_tuple().exponent < -2:
-        raise ValueError(text)
-    return int(amount * 100)
+    units, _, cents = text.partition(".")
+    return int(units) * 100 + int(cents.ljust(2, "0") or 0)
 
 
 def format_money(cents: int) -> str:

@@ -580,7 +580,9 @@ def test_money_reads_exact_cents(text, cents):
     assert rules.parse_money(rules.format_money(cents)) == cents
 
 
-@pytest.mark.parametrize("text", ["-1.00", "1.234", "abc", "", "NaN", "Infinity", 1.5])
+@pytest.mark.parametrize(
+    "text", ["-1.00", "1.234", "abc", "", "NaN", "Infinity", 1.5, "1e2", " 1.00", "1.", ".5", "١"]
+)
 def test_money_refuses_anything_but_a_plain_amount(text):
     with pytest.raises(ValueError):
         rules.parse_money(text)

@@ -12,7 +12,7 @@ def read_file(path: str) -> str:
     try:
         if path == "-":
             return sys.stdin.read()
-        with open(path, encoding="utf-8") as f:
+        with open(path, encoding="utf-8-sig") as f:
             return f.read()
     except (OSError, UnicodeDecodeError) as e:
         raise RuleError(
