@@ -117,9 +117,11 @@ class MatchForm(forms.Form):
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         names = [(self.data.get(s) or "").strip() for s in self.SEATS]
-        self.fields["dealer"].choices = [(str(i), name) for i, name in enumerate(names) if name] + [
-            ("random", "Pick at random")
+        # Seats by name once any is typed; "Seat 1"… before that (and without JavaScript).
+        seats = [(str(i), name) for i, name in enumerate(names) if name] or [
+            (str(i), f"Seat {i + 1}") for i in range(len(self.SEATS))
         ]
+        self.fields["dealer"].choices = seats + [("random", "Pick at random")]
         for name in rules.OPTION_NAMES:
             label = OPTION_LABELS[name]
             if name in CHOICE_WORDS:

@@ -7,8 +7,8 @@ numbers in comments refer to it.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, fields, replace
 import re
+from dataclasses import dataclass, field, fields, replace
 
 SUITS = ("clubs", "diamonds", "hearts", "spades")
 NO_TRUMP = "none"

@@ -240,3 +240,36 @@ def test_a_rule_problem_is_shown_before_saving(page: Page, live_server):
     expect(page.get_by_role("heading", name="Log in")).to_be_visible()
     no_axe_violations(page)
     no_axe_violations(page, "dark")
+
+
+def test_a_hand_can_be_entered_without_javascript(browser, live_server):
+    context = browser.new_context(
+        java_script_enabled=False, viewport={"width": 390, "height": 844}, is_mobile=True
+    )
+    page = context.new_page()
+    page.goto(live_server.url + "/signup/")
+    page.fill("#id_username", "plain")
+    page.fill("#id_password1", "card-table-42")
+    page.fill("#id_password2", "card-table-42")
+    page.click("text=Sign up")
+    page.get_by_role("link", name="New match").click()
+    for i, name in enumerate(["Ann", "Bob", "Cat", "Dan"]):
+        page.fill(f"#id_seat_{i}", name)
+    page.locator("#dealer label").filter(has_text="Seat 4").click()
+    page.get_by_role("button", name="Start the match").click()
+    check = page.get_by_role("button", name="Check the hand")
+
+    page.locator("fieldset.upcard label:has(input[value='hearts'])").click()
+    check.click()
+    page.locator("fieldset.makers label:has(input[value='Bob'])").click()
+    check.click()
+    page.locator("fieldset.drops label:has(input[value='Cat'])").click()
+    check.click()
+    for name, n in {"Bob": 3, "Dan": 2}.items():
+        for _ in range(n):
+            page.get_by_role("button", name=f"One trick more for {name}").click()
+    expect(page.locator(".status")).to_contain_text("Bob −3")
+    page.get_by_role("button", name="Save hand 1").click()
+    expect(page).to_have_url(re.compile(r"/matches/\d+/$"))
+    assert scores(page) == {"Ann": 30, "Bob": 22, "Cat": 25, "Dan": 23}
+    context.close()
