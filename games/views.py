@@ -294,7 +294,8 @@ def hand_undo(request: HttpRequest, pk: int) -> HttpResponse:
     hands = match.game_hands()
     if hands and str(len(hands)) == request.POST.get("number", str(len(hands))):
         match.record(hands[:-1])
-        messages.info(request, f"Hand {len(hands)} undone.")
+        if not request.htmx:  # with htmx the board itself shows it, and at once
+            messages.info(request, f"Hand {len(hands)} undone.")
     if request.htmx:
         return _board(request, _get_match(request, pk))
     return redirect(match)
@@ -328,8 +329,26 @@ def match_list(request: HttpRequest) -> HttpResponse:
             "summaries": [_summary(m) for m in page],
             "players": players,
             "player": player,
+            "record": _record(player, matches.with_hands()) if player else None,
         },
     )
+
+
+def _record(player: Player, matches) -> dict:
+    """A player's record over all their matches: played, won, and money won or lost."""
+    record = {"played": 0, "finished": 0, "won": 0, "money": {}}
+    for match in matches:
+        state, _ = match.replay()
+        record["played"] += 1
+        if not state.finished:
+            continue
+        record["finished"] += 1
+        record["won"] += player.name in state.winners
+        _, net = rules.settle(state, stakes := match.stakes())
+        if net:
+            money = record["money"]
+            money[stakes.currency] = money.get(stakes.currency, 0) + net[player.name]
+    return record
 
 
 @login_required

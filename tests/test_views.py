@@ -448,3 +448,19 @@ def test_admin_edits_of_a_hand_go_through_the_rules(client, django_user_model, u
     }
     for model in ("player", "match", "hand"):
         assert client.get(reverse(f"admin:games_{model}_changelist")).status_code == 200
+
+
+def test_a_players_record_counts_wins_and_money(client_in, user):
+    sweep = GameHand("hearts", "hearts", "Bob", None, ("Ann", "Cat", "Dan"), {"Bob": 5})
+    make_match(user, hands=[sweep], stakes=rules.Stakes(per_game=100))
+    make_match(user, hands=[sweep], stakes=rules.Stakes(per_game=50))
+    make_match(user)
+    bob = Player.objects.get(name="Bob")
+    page = client_in.get(url("match_list") + f"?player={bob.pk}").content.decode()
+    assert "Bob's record" in page
+    assert "<strong>2</strong> wins in 2 finished matches (3 played in all)" in page
+    assert 'net <span class="gain">+$4.50</span>' in page
+    ann = Player.objects.get(name="Ann")
+    page = client_in.get(url("match_list") + f"?player={ann.pk}").content.decode()
+    assert "<strong>0</strong> wins in 2 finished matches" in page
+    assert 'net <span class="loss">−$1.50</span>' in page
