@@ -28,6 +28,10 @@ CHOICE_WORDS = {
         ("play_on", "Play on until one is lowest"),
     ],
     "players": [("3", "3"), ("4", "4"), ("3,4", "3 or 4")],
+    "auto_trump_dealer_needs": [("null", "No maker: all need 1")]
+    + [(str(n), f"Dealer makes it, needs {n}") for n in range(1, rules.TRICKS + 1)],
+    "no_drop_at_or_below": [("null", "Anyone may drop")]
+    + [(str(n), f"{n} or below must play") for n in range(0, 21)],
     "sweep_wins": [("true", "Yes"), ("false", "No")],
     "lone_maker_sweeps": [("true", "Yes"), ("false", "No")],
 }
@@ -35,40 +39,42 @@ OPTION_LABELS = {
     "starting_score": "Starting score",
     "players": "Players",
     "auto_trump": "Suit that is trump when turned",
-    "auto_trump_dealer_needs": "…and the dealer must take (blank: no maker)",
+    "auto_trump_dealer_needs": "When that suit is turned",
     "bidding": "Making trump",
     "maker_needs": "Tricks a maker needs",
     "min_bid": "Lowest bid",
     "all_pass": "When everybody passes",
-    "no_drop_at_or_below": "Can't drop out at or below",
+    "no_drop_at_or_below": "Low scores must play",
     "set_penalty": "Points for being set",
     "zero_trick_penalty": "Points for taking no trick",
     "sweep_wins": "All five tricks wins the match",
     "lone_maker_sweeps": "…even for a maker everyone left alone",
     "ties": "Several at or below 0",
 }
-NULLABLE_INTS = {"auto_trump_dealer_needs", "no_drop_at_or_below"}
+WORD_OPTIONS = {"auto_trump", "bidding", "all_pass", "ties"}
+BOOL_OPTIONS = {"sweep_wins", "lone_maker_sweeps"}
 
 
 def _option_value(name: str, text: str):
     """A house-rules field's text as the option value rules.py expects."""
-    if name in CHOICE_WORDS:
-        if name == "players":
-            return [int(n) for n in text.split(",")]
-        if name in ("sweep_wins", "lone_maker_sweeps"):
-            return text == "true"
-        return None if text == "null" else text
-    return int(text) if text not in ("", None) else None
+    if text == "null":
+        return None
+    if name == "players":
+        return [int(n) for n in text.split(",")]
+    if name in BOOL_OPTIONS:
+        return text == "true"
+    return text if name in WORD_OPTIONS else int(text)
 
 
 def _option_text(name: str, value) -> str:
+    """An option's value as its house-rules field writes it."""
+    if value is None:
+        return "null"
     if name == "players":
         return ",".join(str(n) for n in value)
     if isinstance(value, bool):
         return "true" if value else "false"
-    return (
-        "null" if value is None and name in CHOICE_WORDS else ("" if value is None else str(value))
-    )
+    return str(value)
 
 
 class SignupForm(UserCreationForm):
@@ -161,9 +167,14 @@ class MatchForm(forms.Form):
         for name in self.STAKES:
             yield self[name], rules.format_money(getattr(stakes, name))
 
-    def names(self) -> list[str]:
+    def seat_names(self) -> list[str]:
+        """The four seats' names as typed, "" for an empty seat."""
         data = self.cleaned_data if hasattr(self, "cleaned_data") else self.data
-        return [(data.get(s) or "").strip() for s in self.SEATS if (data.get(s) or "").strip()]
+        return [(data.get(s) or "").strip() for s in self.SEATS]
+
+    def names(self) -> list[str]:
+        """The players, clockwise, empty seats left out."""
+        return [name for name in self.seat_names() if name]
 
     def clean(self):
         data = super().clean()
@@ -173,8 +184,6 @@ class MatchForm(forms.Form):
         overrides = {}
         for name in rules.OPTION_NAMES:
             text = data.get(f"rule_{name}")
-            if name in NULLABLE_INTS and text is None and f"rule_{name}" in self.data:
-                continue
             if text not in (None, NO_OVERRIDE):
                 overrides[name] = _option_value(name, str(text))
         try:
@@ -185,8 +194,10 @@ class MatchForm(forms.Form):
         names = self.names()
         dealer = data.get("dealer")
         if dealer == "random":
-            dealer = str(random.randrange(len(names))) if names else "0"
-        first = names[int(dealer)] if dealer and int(dealer) < len(names) else "(an empty seat)"
+            first = random.choice(names) if names else ""
+        else:
+            first = self.seat_names()[int(dealer)] if dealer else ""
+        first = first or "(an empty seat)"
         try:
             rules.check_table(self.ruleset, names, first)
         except rules.RuleError as e:
@@ -211,7 +222,7 @@ def deal_for_jack(names: list[str], rnd: random.Random | None = None):
         seat = i % len(names)
         dealt.append((seat, names[seat], rank, SUIT_SYMBOLS[suit], suit))
         if rank == "J":
-            return dealt, seat
+            return dealt, names[seat]
     raise AssertionError("a Euchre deck always holds a Jack")
 
 

@@ -141,9 +141,9 @@ def match_create(request: HttpRequest) -> HttpResponse:
     if request.method == "POST":
         names = form.names()
         if "jack" in request.POST and names:
-            deal, seat = deal_for_jack(names)
+            deal, first = deal_for_jack(names)
             form.data = form.data.copy()
-            form.data["dealer"] = str(seat)
+            form.data["dealer"] = str(form.seat_names().index(first))
         elif "add" in request.POST:
             form.data = _seat_player(form, request.POST["add"])
         elif "up" in request.POST:

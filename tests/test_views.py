@@ -464,3 +464,25 @@ def test_a_players_record_counts_wins_and_money(client_in, user):
     page = client_in.get(url("match_list") + f"?player={ann.pk}").content.decode()
     assert "<strong>0</strong> wins in 2 finished matches" in page
     assert 'net <span class="loss">−$1.50</span>' in page
+
+
+def test_house_rules_can_switch_off_what_a_preset_switches_on(client_in):
+    data = {
+        **NEW_MATCH,
+        "preset": "spades-21",
+        "seat_1": "",
+        "dealer": "3",
+        "create": "1",
+        "rule_auto_trump_dealer_needs": "null",
+        "rule_no_drop_at_or_below": "4",
+    }
+    client_in.post(url("match_create"), data)
+    match = Match.objects.with_hands().get()
+    assert match.names == ("Ann", "Cat", "Dan") and match.start().dealer == "Dan"
+    assert match.house_rules() == {"auto_trump_dealer_needs": None, "no_drop_at_or_below": 4}
+
+
+def test_the_house_rules_show_each_presets_own_values(client_in):
+    html = client_in.post(url("match_create"), {"preset": "three-15"}, **HX).content.decode()
+    assert "Preset: Dealer makes it, needs 2" in html and "Preset: 5 or below must play" in html
+    assert 'placeholder="15"' in html
