@@ -1,4 +1,4 @@
-"""The admin edits every model; hand edits are replayed through the rules engine first."""
+"""The admin lists and edits every model; every edit is replayed through the rules engine first."""
 
 from django import forms
 from django.contrib import admin
@@ -8,6 +8,45 @@ from games import rules
 from games.models import Hand, Match, Play, Player, Seat
 
 
+def _check(match: Match, hands: list[rules.Hand], names=None, first_dealer=None):
+    """Replay the match as edited; a rule it breaks becomes a validation error."""
+    try:
+        start = match.start()
+        if names is not None:
+            start = rules.new_match(start.ruleset, names, names[first_dealer])
+        rules.replay(start, hands)
+    except rules.RuleError as e:
+        raise ValidationError(f"Hand {e.hand}: {e.message}" if e.hand else e.message) from e
+
+
+def _edited_hand(hand: Hand, plays: list[dict]) -> rules.Hand:
+    """A hand as the admin form has it, with its players' parts as the form has them."""
+    return rules.Hand(
+        upcard=hand.upcard,
+        trump=hand.trump or None,
+        maker=hand.maker.name if hand.maker else None,
+        bid=hand.bid,
+        dropped=tuple(p["player"].name for p in plays if p["dropped"]),
+        tricks={p["player"].name: p["tricks"] for p in plays if not p["dropped"]},
+        passed=hand.passed,
+    )
+
+
+def _with_hand(match: Match, number: int, edited: rules.Hand) -> list[rules.Hand]:
+    hands = match.game_hands()
+    hands[number - 1 : number] = [edited]
+    return hands
+
+
+class _RecordOnSave:
+    """After an edit, store the engine's verdict (the match may have ended or re-opened)."""
+
+    def save_related(self, request, form, formsets, change):
+        super().save_related(request, form, formsets, change)
+        match = Match.objects.with_hands().get(pk=self._match_of(form.instance).pk)
+        match.record(match.game_hands())
+
+
 @admin.register(Player)
 class PlayerAdmin(admin.ModelAdmin):
     list_display = ["name", "owner", "created"]
@@ -15,22 +54,46 @@ class PlayerAdmin(admin.ModelAdmin):
     search_fields = ["name"]
 
 
+class SeatFormSet(forms.BaseInlineFormSet):
+    def clean(self):
+        super().clean()
+        if any(self.errors) or self.instance.pk is None:
+            return
+        seats = sorted(
+            (
+                f.cleaned_data
+                for f in self.forms
+                if f.cleaned_data and not f.cleaned_data.get("DELETE")
+            ),
+            key=lambda seat: seat["position"],
+        )
+        names = tuple(seat["player"].name for seat in seats)
+        match = self.instance
+        if match.first_dealer >= len(names):
+            raise ValidationError("The first dealer's seat is empty.")
+        _check(match, match.game_hands(), names, match.first_dealer)
+
+
 class SeatInline(admin.TabularInline):
     model = Seat
+    formset = SeatFormSet
     extra = 0
 
 
 @admin.register(Match)
-class MatchAdmin(admin.ModelAdmin):
+class MatchAdmin(_RecordOnSave, admin.ModelAdmin):
     list_display = ["__str__", "owner", "preset", "created", "finished"]
     list_filter = ["preset", "owner"]
     inlines = [SeatInline]
     readonly_fields = ["created", "updated", "finished"]
 
+    @staticmethod
+    def _match_of(match):
+        return match
+
 
 class PlayFormSet(forms.BaseInlineFormSet):
     def clean(self):
-        """Replay the whole match with this hand as edited; refuse what breaks any hand."""
         super().clean()
         if any(self.errors):
             return
@@ -40,22 +103,7 @@ class PlayFormSet(forms.BaseInlineFormSet):
             for f in self.forms
             if f.cleaned_data and not f.cleaned_data.get("DELETE")
         ]
-        edited = rules.Hand(
-            upcard=hand.upcard,
-            trump=hand.trump or None,
-            maker=hand.maker.name if hand.maker else None,
-            bid=hand.bid,
-            dropped=tuple(p["player"].name for p in plays if p["dropped"]),
-            tricks={p["player"].name: p["tricks"] for p in plays if not p["dropped"]},
-            passed=hand.passed,
-        )
-        match = hand.match
-        hands = match.game_hands()
-        hands[hand.number - 1 : hand.number] = [edited]
-        try:
-            match.replay(hands)
-        except rules.RuleError as e:
-            raise ValidationError(f"Hand {e.hand}: {e.message}") from e
+        _check(hand.match, _with_hand(hand.match, hand.number, _edited_hand(hand, plays)))
 
 
 class PlayInline(admin.TabularInline):
@@ -65,13 +113,57 @@ class PlayInline(admin.TabularInline):
 
 
 @admin.register(Hand)
-class HandAdmin(admin.ModelAdmin):
+class HandAdmin(_RecordOnSave, admin.ModelAdmin):
     list_display = ["__str__", "match", "upcard", "trump", "maker", "passed"]
     list_filter = ["upcard", "passed"]
     inlines = [PlayInline]
     raw_id_fields = ["match"]
 
-    def save_related(self, request, form, formsets, change):
-        super().save_related(request, form, formsets, change)
-        match = form.instance.match
-        match.record(match.game_hands())  # the edit may have ended or re-opened the match
+    @staticmethod
+    def _match_of(hand):
+        return hand.match
+
+
+class PlayForm(forms.ModelForm):
+    class Meta:
+        model = Play
+        fields = ["hand", "player", "dropped", "tricks"]
+
+    def clean(self):
+        data = super().clean()
+        hand = data.get("hand")
+        if hand is None or data.get("player") is None:
+            return data
+        plays = [
+            {"player": p.player, "dropped": p.dropped, "tricks": p.tricks}
+            for p in hand.plays.select_related("player")
+            if p.pk != self.instance.pk
+        ] + [data]
+        _check(hand.match, _with_hand(hand.match, hand.number, _edited_hand(hand, plays)))
+        return data
+
+
+@admin.register(Play)
+class PlayAdmin(_RecordOnSave, admin.ModelAdmin):
+    form = PlayForm
+    list_display = ["__str__", "hand", "player", "dropped", "tricks"]
+    list_select_related = ["hand__match", "player"]
+    raw_id_fields = ["hand"]
+
+    @staticmethod
+    def _match_of(play):
+        return play.hand.match
+
+
+@admin.register(Seat)
+class SeatAdmin(admin.ModelAdmin):
+    """Seats are edited with their match, where the whole table is checked at once."""
+
+    list_display = ["__str__", "match", "player", "position"]
+    list_select_related = ["match", "player"]
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def has_add_permission(self, request):
+        return False

@@ -148,7 +148,7 @@ def test_standard_match_with_a_mistake_fixed_ends_in_a_sweep_and_a_payout(page: 
     with page.expect_download() as download:
         page.goto(base + "/")
         page.locator(".match-card").first.click()
-        page.get_by_role("link", name="Export").click()
+        page.get_by_role("link", name="Export this match").click()
     path = download.value.path()
     page.goto(base + "/matches/")
     page.set_input_files("#id_file", path)

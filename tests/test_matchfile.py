@@ -327,7 +327,30 @@ def test_replay_prints_a_table_for_people(example_file):
     assert "Ann pays Cat 3.70 USD" in out
 
 
-@pytest.mark.parametrize("doc, hand, code", [BAD_FILES[0], BAD_FILES[15], BAD_FILES[-2]])
+ONE_PER_CODE = list({code: (doc, hand, code) for doc, hand, code in reversed(BAD_FILES)}.values())
+
+
+def test_every_error_code_is_tried_on_the_command():
+    codes = {code for _, _, code in ONE_PER_CODE}
+    assert codes == {
+        "bad_file",
+        "bad_rules",
+        "bad_table",
+        "unknown_player",
+        "seat_count",
+        "bad_tricks",
+        "tricks_total",
+        "must_play",
+        "bad_trump",
+        "bad_maker",
+        "bad_bid",
+        "bad_pass",
+        "bad_dealer",
+        "match_over",
+    }
+
+
+@pytest.mark.parametrize("doc, hand, code", ONE_PER_CODE, ids=[c for _, _, c in ONE_PER_CODE])
 def test_replay_reports_an_error_as_json_with_status_1(tmp_path, doc, hand, code):
     path = tmp_path / "bad.json"
     path.write_text(doc if isinstance(doc, str) else json.dumps(doc))

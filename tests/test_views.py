@@ -446,8 +446,16 @@ def test_admin_edits_of_a_hand_go_through_the_rules(client, django_user_model, u
         "Cat": 1,
         "Dan": 1,
     }
-    for model in ("player", "match", "hand"):
+    for model in ("player", "match", "seat", "hand", "play"):
         assert client.get(reverse(f"admin:games_{model}_changelist")).status_code == 200
+    # One player's part, edited on its own, is checked with the rest of its hand.
+    ann = hand.plays.get(player__name="Ann")
+    page = client.post(
+        reverse("admin:games_play_change", args=[ann.pk]),
+        {"hand": hand.pk, "player": ann.player_id, "dropped": "on", "tricks": ""},
+    )
+    assert "Nobody may drop out when a club is turned, so Ann must play." in page.content.decode()
+    assert not hand.plays.get(player__name="Ann").dropped
 
 
 def test_a_players_record_counts_wins_and_money(client_in, user):
