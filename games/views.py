@@ -261,6 +261,7 @@ def _edit_page(request, match: Match, number: int, form: HandForm) -> HttpRespon
 
 @login_required
 @require_http_methods(["GET", "POST"])
+@vary_on_headers("HX-Request")
 def hand_edit(request: HttpRequest, pk: int, number: int) -> HttpResponse:
     match = _get_match(request, pk)
     hands, state = _state_before(match, number)
