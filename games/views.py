@@ -251,12 +251,8 @@ def hand_check(request: HttpRequest, pk: int, number: int) -> HttpResponse:
 
 
 def _edit_page(request, match: Match, number: int, form: HandForm) -> HttpResponse:
-    context = {**_summary(match), "form": form, "number": number, "editing": True}
-    if request.htmx:
-        return render(
-            request, "games/match_detail.html#hand-form", {**context, "state": form.state}
-        )
-    return render(request, "games/hand_edit.html", context)
+    context = {"match": match, "state": form.state, "form": form, "number": number, "editing": True}
+    return render(request, _partial(request, "games/hand_edit.html", "hand-form"), context)
 
 
 @login_required
