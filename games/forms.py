@@ -77,6 +77,15 @@ def _option_text(name: str, value) -> str:
     return str(value)
 
 
+def house_rules_words(preset: str, ruleset: rules.Ruleset) -> list[str]:
+    """The table's changes to a preset, as the house-rules form words them."""
+    words = []
+    for name, value in rules.ruleset_overrides(preset, ruleset).items():
+        text = _option_text(name, value)
+        words.append(f"{OPTION_LABELS[name]}: {dict(CHOICE_WORDS.get(name, [])).get(text, text)}")
+    return words
+
+
 class SignupForm(UserCreationForm):
     class Meta(UserCreationForm.Meta):
         fields = ("username",)

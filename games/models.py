@@ -115,9 +115,6 @@ class Match(models.Model):
     def ruleset(self) -> rules.Ruleset:
         return rules.make_ruleset(self.preset, **self.options)
 
-    def house_rules(self) -> dict:
-        return rules.ruleset_overrides(self.preset, self.ruleset())
-
     def stakes(self) -> rules.Stakes:
         return rules.Stakes(
             *(int(getattr(self, k) * 100) for k in matchfile.STAKE_KEYS), currency=self.currency

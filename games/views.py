@@ -22,6 +22,7 @@ from games.forms import (
     MatchForm,
     SignupForm,
     deal_for_jack,
+    house_rules_words,
     stakes_text,
 )
 from games.models import Match, Player
@@ -96,6 +97,8 @@ def _summary(match: Match) -> dict:
         "payments": payments,
         "stakes": stakes,
         "stakes_text": stakes_text(stakes),
+        "preset": rules.PRESETS[match.preset],
+        "house_rules": house_rules_words(match.preset, start.ruleset),
     }
 
 
@@ -236,7 +239,7 @@ def hand_check(request: HttpRequest, pk: int, number: int) -> HttpResponse:
     hands, state = _state_before(match, number)
     if state is None or state.finished:
         return redirect(match)
-    # With JavaScript the phone counts stepper taps itself (static/js/steppers.js); only a
+    # With JavaScript the phone counts stepper taps itself (static/js/app.js); only a
     # plain post leaves the counting to the server.
     step = None if request.htmx else request.POST.get("step")
     form = HandForm(state, request.POST, step=step)

@@ -236,6 +236,15 @@ def test_a_rule_problem_is_shown_before_saving(page: Page, live_server):
         page.get_by_role("button", name="One trick more for Bob").click()
     expect(page.locator("#id_t1")).to_have_value("5")
     expect(page.locator(".status")).to_contain_text("Bob −5")
+    # The Wi-Fi drops as Save is tapped: the hand stays on screen, and the next tap saves it.
+    page.context.set_offline(True)
+    page.get_by_role("button", name="Save hand 1").click()
+    expect(page.get_by_role("alert")).to_contain_text("Couldn't reach the score keeper.")
+    expect(page.locator("#id_t1")).to_have_value("5")
+    page.context.set_offline(False)
+    page.get_by_role("button", name="Save hand 1").click()
+    expect(page.get_by_role("alert")).to_be_hidden()
+    assert scores(page) == {"Ann": 30, "Bob": 20, "Cat": 30, "Dan": 30}
     page.get_by_role("button", name="Log out").click()
     expect(page.get_by_role("heading", name="Log in")).to_be_visible()
     no_axe_violations(page)

@@ -38,7 +38,7 @@ def test_a_match_stores_what_happened_and_the_engine_scores_it(user):
 def test_the_ruleset_is_stored_whole_so_a_preset_change_never_rewrites_it(user):
     match = make_match(user, ties="share")
     assert match.options == rules.make_ruleset("standard", ties="share").options()
-    assert match.house_rules() == {"ties": "share"}
+    assert rules.ruleset_overrides(match.preset, match.ruleset()) == {"ties": "share"}
 
 
 def test_a_bad_hand_is_refused_and_nothing_is_stored(user):

@@ -323,7 +323,9 @@ def test_the_new_match_form_creates_a_match_with_house_rules(client_in, user):
     response = client_in.post(url("match_create"), data)
     match = Match.objects.with_hands().get()
     assert response["Location"] == match.get_absolute_url()
-    assert match.ruleset().starting_score == 11 and match.house_rules() == {"starting_score": 11}
+    assert match.ruleset().starting_score == 11 and rules.ruleset_overrides(
+        match.preset, match.ruleset()
+    ) == {"starting_score": 11}
     assert match.stakes() == rules.Stakes(per_point=25) and match.start().dealer == "Bob"
 
 
@@ -487,7 +489,17 @@ def test_house_rules_can_switch_off_what_a_preset_switches_on(client_in):
     client_in.post(url("match_create"), data)
     match = Match.objects.with_hands().get()
     assert match.names == ("Ann", "Cat", "Dan") and match.start().dealer == "Dan"
-    assert match.house_rules() == {"auto_trump_dealer_needs": None, "no_drop_at_or_below": 4}
+    assert rules.ruleset_overrides(match.preset, match.ruleset()) == {
+        "auto_trump_dealer_needs": None,
+        "no_drop_at_or_below": 4,
+    }
+
+
+def test_the_scoreboard_says_which_rules_are_played(client_in, user):
+    match = make_match(user, "three-widow", names=("Ann", "Bob", "Cat"), dealer="Ann", ties="share")
+    html = client_in.get(match.get_absolute_url()).content.decode()
+    assert "The rules (with house rules)" in html and "3 players from 15 with a widow." in html
+    assert "<li>Several at or below 0: All at or below 0 share</li>" in html
 
 
 def test_the_house_rules_show_each_presets_own_values(client_in):

@@ -1,0 +1,33 @@
+// The little the pages need beyond htmx. Everything works without it; it only makes taps
+// faster and failures visible.
+
+// Trick steppers count on the phone itself, so quick taps are never lost while the server
+// checks the hand; the change event then asks the server (htmx) for the rules' verdict.
+// Without JavaScript the same buttons post their step and the server counts instead.
+document.addEventListener("click", (event) => {
+  const button = event.target.closest("button.step");
+  if (!button || !button.form) return;
+  event.preventDefault();
+  const [seat, delta] = button.value.split(":");
+  const input = button.form.elements["t" + seat];
+  const now = parseInt(input.value, 10) || 0;
+  input.value = Math.min(5, Math.max(0, now + Number(delta)));
+  input.dispatchEvent(new Event("change", { bubbles: true }));
+});
+
+// A dropped connection or a server error must not look like nothing happened: say so, and
+// leave everything typed where it is so that the next tap on Save sends it again.
+function showProblem(text) {
+  const box = document.getElementById("connection-problem");
+  box.textContent = text;
+  box.hidden = false;
+}
+document.addEventListener("htmx:sendError", () =>
+  showProblem("Couldn't reach the score keeper. Nothing was lost: check the Wi-Fi and tap again."),
+);
+document.addEventListener("htmx:responseError", () =>
+  showProblem("Something went wrong on the score keeper. Nothing was lost: tap again."),
+);
+document.addEventListener("htmx:afterRequest", (event) => {
+  if (event.detail.successful) document.getElementById("connection-problem").hidden = true;
+});
