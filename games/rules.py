@@ -296,12 +296,10 @@ class HandShape:
     trump: str | None  # the trump where the rules fix it
     maker: str | None  # the maker where the rules name one (the dealer on automatic hands)
     needs: int | None  # what that fixed maker needs
-    asks_maker: bool  # someone must be named maker, or everybody passed
     asks_bid: bool
     bids: tuple[int, ...]
     all_pass: str | None  # NO_TRUMP_HAND or REDEAL when everyone may pass; None when not
     must_play: tuple[str, ...]  # who may not drop whatever happens (before a maker is named)
-    dealer: str
 
 
 def join_names(names) -> str:
@@ -361,23 +359,11 @@ class MatchState:
             trump=upcard if automatic else None,
             maker=self.dealer if dealer_maker else None,
             needs=r.auto_trump_dealer_needs if dealer_maker else None,
-            asks_maker=not automatic,
             asks_bid=bidding,
             bids=tuple(range(r.min_bid, TRICKS + 1)) if bidding else (),
             all_pass=None if automatic else r.all_pass,
             must_play=self.players if automatic else self.must_play(),
-            dealer=self.dealer,
         )
-
-    def needs(self, hand: Hand) -> int | None:
-        """Tricks the maker of a (checked) hand needs."""
-        if hand.maker is None:
-            return None
-        if hand.upcard == self.ruleset.auto_trump:
-            return self.ruleset.auto_trump_dealer_needs
-        if self.ruleset.bidding == TRICK_BIDDING:
-            return hand.bid
-        return self.ruleset.maker_needs
 
 
 def new_match(ruleset: Ruleset, players, first_dealer: str) -> MatchState:
@@ -569,8 +555,9 @@ def _outcome(state: MatchState, hand: Hand) -> tuple[dict, list]:
     r = state.ruleset
     changes = dict.fromkeys(state.players, 0)
     short = []
-    maker = hand.maker if hand.maker is not None else state.shape(hand.upcard).maker
-    needs = state.needs(replace(hand, maker=maker))
+    shape = state.shape(hand.upcard)
+    maker = hand.maker if hand.maker is not None else shape.maker
+    needs = shape.needs if shape.automatic else (hand.bid if shape.asks_bid else r.maker_needs)
     for p, took in hand.tricks.items():
         made = took >= needs if p == maker else took > 0
         if made:
