@@ -12,6 +12,7 @@ from games.models import PRESET_CHOICES, Suit
 from games.templatetags.games import money
 
 PASS = "pass"
+PICK_DEALER = "Pick who deals first: a seat with a player in it."
 MAX_STAKE = 999_999
 NO_OVERRIDE = ""
 DECK = [(rank, suit) for suit in rules.SUITS for rank in ("9", "10", "J", "Q", "K", "A")]
@@ -114,6 +115,7 @@ class MatchForm(forms.Form):
         ],
         widget=forms.RadioSelect,
         initial="random",
+        error_messages={"invalid_choice": PICK_DEALER, "required": PICK_DEALER},
     )
     per_game = forms.DecimalField(
         label="A game", min_value=0, max_value=MAX_STAKE, decimal_places=2, required=False
@@ -206,7 +208,10 @@ class MatchForm(forms.Form):
             first = random.choice(names) if names else ""
         else:
             first = self.seat_names()[int(dealer)] if dealer else ""
-        first = first or "(an empty seat)"
+        if not first:
+            if "dealer" not in self.errors:
+                self.add_error("dealer", PICK_DEALER)
+            return data
         try:
             rules.check_table(self.ruleset, names, first)
         except rules.RuleError as e:

@@ -335,6 +335,7 @@ def test_the_new_match_form_creates_a_match_with_house_rules(client_in, user):
         ({"seat_3": ""}, "These rules are for 4 players, not 3."),
         ({"seat_3": "Ann"}, "Ann is seated twice"),
         ({"rule_maker_needs": "7"}, "The option maker_needs must be a number from 1 to 5."),
+        ({"seat_3": "", "dealer": "3"}, "Pick who deals first: a seat with a player in it."),
     ],
 )
 def test_a_bad_new_match_says_why(client_in, change, message):
