@@ -54,19 +54,22 @@ class PlayerAdmin(admin.ModelAdmin):
     search_fields = ["name"]
 
 
-class SeatFormSet(forms.BaseInlineFormSet):
+class _CheckedFormSet(forms.BaseInlineFormSet):
+    def kept(self) -> list[dict]:
+        """The rows as they will be once saved: filled in and not deleted."""
+        return [
+            f.cleaned_data
+            for f in self.forms
+            if f.cleaned_data and not f.cleaned_data.get("DELETE")
+        ]
+
+
+class SeatFormSet(_CheckedFormSet):
     def clean(self):
         super().clean()
         if any(self.errors) or self.instance.pk is None:
             return
-        seats = sorted(
-            (
-                f.cleaned_data
-                for f in self.forms
-                if f.cleaned_data and not f.cleaned_data.get("DELETE")
-            ),
-            key=lambda seat: seat["position"],
-        )
+        seats = sorted(self.kept(), key=lambda seat: seat["position"])
         names = tuple(seat["player"].name for seat in seats)
         match = self.instance
         if match.first_dealer >= len(names):
@@ -92,18 +95,13 @@ class MatchAdmin(_RecordOnSave, admin.ModelAdmin):
         return match
 
 
-class PlayFormSet(forms.BaseInlineFormSet):
+class PlayFormSet(_CheckedFormSet):
     def clean(self):
         super().clean()
         if any(self.errors):
             return
         hand = self.instance
-        plays = [
-            f.cleaned_data
-            for f in self.forms
-            if f.cleaned_data and not f.cleaned_data.get("DELETE")
-        ]
-        _check(hand.match, _with_hand(hand.match, hand.number, _edited_hand(hand, plays)))
+        _check(hand.match, _with_hand(hand.match, hand.number, _edited_hand(hand, self.kept())))
 
 
 class PlayInline(admin.TabularInline):
