@@ -507,3 +507,36 @@ def test_the_house_rules_show_each_presets_own_values(client_in):
     html = client_in.post(url("match_create"), {"preset": "three-15"}, **HX).content.decode()
     assert "Preset: Dealer makes it, needs 2" in html and "Preset: 5 or below must play" in html
     assert 'placeholder="15"' in html
+
+
+def test_admin_seat_changes_are_replayed_through_the_rules(client, django_user_model, user):
+    client.force_login(django_user_model.objects.create_superuser("boss", password="x-42-y-42"))
+    club = GameHand("clubs", tricks={"Ann": 2, "Bob": 1, "Cat": 1, "Dan": 1})
+    match = make_match(user, hands=[club])
+    zed = Player.objects.create(owner=user, name="Zed")
+    seats = list(match.seats.order_by("position"))
+    data = {
+        "owner": user.pk,
+        "preset": "standard",
+        "options": json.dumps(match.options),
+        "per_game": "0",
+        "per_point": "0",
+        "per_set": "0",
+        "currency": "USD",
+        "first_dealer": "3",
+        "seats-TOTAL_FORMS": "4",
+        "seats-INITIAL_FORMS": "4",
+        "seats-MIN_NUM_FORMS": "0",
+        "seats-MAX_NUM_FORMS": "1000",
+    }
+    for i, seat in enumerate(seats):
+        data |= {
+            f"seats-{i}-id": seat.pk,
+            f"seats-{i}-match": match.pk,
+            f"seats-{i}-player": seat.player_id,
+            f"seats-{i}-position": seat.position,
+        }
+    data["seats-3-player"] = zed.pk  # Zed in Dan's seat: hand 1 names Dan
+    page = client.post(reverse("admin:games_match_change", args=[match.pk]), data)
+    assert "Hand 1: Dan is not at this table." in page.content.decode()
+    assert Match.objects.with_hands().get(pk=match.pk).names == ("Ann", "Bob", "Cat", "Dan")
