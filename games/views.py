@@ -10,7 +10,7 @@ from django.contrib.auth.decorators import login_required
 from django.core.paginator import Paginator
 from django.db import IntegrityError
 from django.http import HttpRequest, HttpResponse
-from django.shortcuts import get_object_or_404, redirect, render
+from django.shortcuts import get_object_or_404, redirect, render, resolve_url
 from django.views.decorators.http import require_http_methods, require_POST
 from django.views.decorators.vary import vary_on_headers
 from django_htmx.http import HttpResponseClientRedirect
@@ -33,6 +33,13 @@ def _partial(request: HttpRequest, template: str, partial: str) -> str:
     if request.htmx and not request.htmx.history_restore_request:
         return f"{template}#{partial}"
     return template
+
+
+def _go(request: HttpRequest, to) -> HttpResponse:
+    """Redirect: htmx must load the whole page, not swap it into a region."""
+    if request.htmx:
+        return HttpResponseClientRedirect(resolve_url(to))
+    return redirect(to)
 
 
 def _get_match(request: HttpRequest, pk: int) -> Match:
@@ -238,7 +245,7 @@ def hand_check(request: HttpRequest, pk: int, number: int) -> HttpResponse:
     match = _get_match(request, pk)
     hands, state = _state_before(match, number)
     if state is None or state.finished:
-        return redirect(match)
+        return _go(request, match)
     # With JavaScript the phone counts stepper taps itself (static/js/app.js); only a
     # plain post leaves the counting to the server.
     step = None if request.htmx else request.POST.get("step")
@@ -265,7 +272,7 @@ def hand_edit(request: HttpRequest, pk: int, number: int) -> HttpResponse:
     match = _get_match(request, pk)
     hands, state = _state_before(match, number)
     if state is None or number > len(hands) or match.finished:
-        return redirect(match)  # a finished match is read-only; undo reopens it
+        return _go(request, match)  # a finished match is read-only; undo reopens it
     if request.method == "GET":
         initial = HandForm.initial_for(hands[number - 1], match.names, number)
         return _edit_page(request, match, number, HandForm(state, initial=initial))
@@ -280,9 +287,7 @@ def hand_edit(request: HttpRequest, pk: int, number: int) -> HttpResponse:
             )
         else:
             messages.success(request, f"Hand {number} changed; every later hand re-scored.")
-            if request.htmx:
-                return HttpResponseClientRedirect(match.get_absolute_url())
-            return redirect(match)
+            return _go(request, match)
     return _edit_page(request, match, number, form)
 
 

@@ -46,6 +46,7 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
+    "games.middleware.HtmxLoginMiddleware",
 ]
 
 ROOT_URLCONF = "scorekeeper.urls"

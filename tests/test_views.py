@@ -49,6 +49,19 @@ def test_pages_need_a_login(client):
         assert response.status_code == 302 and "/accounts/login/" in response["Location"]
 
 
+def test_an_htmx_request_after_the_session_ends_loads_the_login_page_whole(client):
+    response = client.post(url("hand_check", 1, 1), {"upcard": "hearts"}, **HX)
+    assert response.status_code == 200
+    assert response["HX-Redirect"].startswith("/accounts/login/?next=")
+
+
+def test_an_htmx_check_on_a_finished_match_reloads_the_page(client_in, user):
+    sweep = GameHand("hearts", "hearts", "Bob", None, ("Ann", "Cat", "Dan"), {"Bob": 5})
+    match = make_match(user, hands=[sweep])
+    response = client_in.post(url("hand_check", match.pk, 2), {"upcard": "hearts"}, **HX)
+    assert response["HX-Redirect"] == match.get_absolute_url()
+
+
 def test_signup_logs_the_new_player_in(client):
     response = client.post(
         url("signup"),
