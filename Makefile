@@ -34,3 +34,4 @@ lint: install
 
 bench: install
 	$(PY) bench/replay_bench.py
+	$(PY) bench/pages_bench.py
