@@ -89,8 +89,8 @@ def _seat_counts(value):
     return (
         isinstance(value, (list, tuple))
         and len(value) > 0
-        and len(set(value)) == len(value)
         and all(isinstance(n, int) and not isinstance(n, bool) for n in value)
+        and len(set(value)) == len(value)
         and set(value) <= set(SEAT_COUNTS)
     )
 

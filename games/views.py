@@ -115,6 +115,7 @@ def _board(request: HttpRequest, match: Match, form: HandForm | None = None) -> 
     if form is None and not state.finished:
         form = HandForm(state, initial={"number": state.hands + 1})
     context["form"] = form
+    context["number"] = state.hands + 1
     template = _partial(request, "games/match_detail.html", "board")
     return render(request, template, context)
 
@@ -255,7 +256,7 @@ def hand_check(request: HttpRequest, pk: int, number: int) -> HttpResponse:
     if number <= len(hands):
         return _edit_page(request, match, number, form)
     if request.htmx:
-        context = {"match": match, "form": form, "state": state}
+        context = {"match": match, "form": form, "state": state, "number": number}
         return render(request, "games/match_detail.html#hand-form", context)
     return _board(request, match, form)
 

@@ -292,6 +292,43 @@ def test_a_hand_after_the_end_is_refused(preset, seed):
         assert (error.hand, error.code) == (len(doc["hands"]), "match_over")
 
 
+JSON = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers(-3, 8)
+    | st.sampled_from(["Ann", "Bob", "clubs", "none", "standard", "1.00"]),
+    lambda inner: (
+        st.lists(inner, max_size=4)
+        | st.dictionaries(
+            st.sampled_from(sorted(matchfile.HAND_KEYS | matchfile.TOP_KEYS)), inner, max_size=5
+        )
+    ),
+    max_leaves=20,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.data())
+def test_any_json_at_all_is_a_match_or_a_rule_error_never_a_crash(data):
+    doc = copy.deepcopy(EXAMPLE)
+    where = data.draw(st.sampled_from(["top", "rules", "stakes", "hand", "tricks"]))
+    value = data.draw(JSON)
+    if where == "top":
+        doc[data.draw(st.sampled_from(sorted(matchfile.TOP_KEYS)))] = value
+    elif where == "rules":
+        doc["rules"] = {"preset": "standard", data.draw(st.sampled_from(rules.OPTION_NAMES)): value}
+    elif where == "stakes":
+        doc["stakes"] = {data.draw(st.sampled_from(matchfile.STAKE_KEYS)): value}
+    elif where == "hand":
+        doc["hands"][0][data.draw(st.sampled_from(sorted(matchfile.HAND_KEYS)))] = value
+    else:
+        doc["hands"][1]["tricks"][data.draw(st.sampled_from(["Ann", "Bob", "Zed"]))] = value
+    try:
+        matchfile.load(json.dumps(doc))
+    except RuleError as e:
+        assert e.code and e.message
+
+
 # --- The replay command -----------------------------------------------------------------------
 
 
