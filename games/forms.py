@@ -262,7 +262,9 @@ class HandForm(forms.Form):
         super().__init__(*args, **kwargs)
         self.state = state
         players = [(p, p) for p in state.players]
-        self.fields["maker"].choices = players + [(PASS, "Everybody passed")]
+        # Seats, not names, so that no name can be mistaken for "everybody passed".
+        seats = [(str(i), p) for i, p in enumerate(state.players)]
+        self.fields["maker"].choices = seats + [(PASS, "Everybody passed")]
         self.fields["dropped"].choices = players
         self.fields["bid"].choices = [(n, str(n)) for n in range(1, rules.TRICKS + 1)]
         for i, p in enumerate(state.players):
@@ -311,8 +313,11 @@ class HandForm(forms.Form):
         shape = self.shape
         if shape and shape.automatic:
             return shape.maker
-        maker = self._value("maker")
-        return maker if maker in self.state.players else None
+        return self._seat_name(self._value("maker"))
+
+    def _seat_name(self, seat) -> str | None:
+        players = self.state.players
+        return players[int(seat)] if str(seat).isdigit() and int(seat) < len(players) else None
 
     @property
     def everybody_passed(self) -> bool:
@@ -375,13 +380,14 @@ class HandForm(forms.Form):
             return data
         shape = self.state.shape(data["upcard"])
         players = self.state.players
-        maker = data.get("maker") or None
+        everybody_passed = data.get("maker") == PASS
+        maker = self._seat_name(data.get("maker"))
         rows = {r["name"]: r for r in self.players()}
-        if maker == PASS and shape.all_pass == rules.REDEAL:
+        if everybody_passed and shape.all_pass == rules.REDEAL:
             hand = rules.Hand(data["upcard"], passed=True)
         else:
-            if maker == PASS:
-                trump, maker = rules.NO_TRUMP, None
+            if everybody_passed:
+                trump = rules.NO_TRUMP
             elif shape.automatic:
                 trump = None
             else:
@@ -427,10 +433,14 @@ class HandForm(forms.Form):
     @classmethod
     def initial_for(cls, hand: rules.Hand, players, number: int) -> dict:
         """The form's values for a stored hand, for editing it."""
+        if hand.passed or hand.trump == rules.NO_TRUMP:
+            maker = PASS
+        else:
+            maker = str(players.index(hand.maker)) if hand.maker else None
         initial = {
             "number": number,
             "upcard": hand.upcard,
-            "maker": PASS if hand.passed or hand.trump == rules.NO_TRUMP else hand.maker,
+            "maker": maker,
             "trump": hand.trump if hand.trump in rules.SUITS else None,
             "bid": hand.bid,
             "dropped": list(hand.dropped),

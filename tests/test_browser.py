@@ -56,8 +56,11 @@ def new_match(page: Page, preset_label: str, names, dealer: str, **stakes):
 
 
 def tap(page: Page, fieldset: str, value: str):
-    """Tap the tile of a choice, as a finger would: on its label."""
-    page.locator(f"#hand-form fieldset.{fieldset} label:has(input[value='{value}'])").click()
+    """Tap the tile of a choice, as a finger would: on its label (found by value or by name)."""
+    labels = page.locator(f"#hand-form fieldset.{fieldset} label")
+    by_value = labels.filter(has=page.locator(f"input[value='{value}']"))
+    by_name = labels.filter(has_text=re.compile(rf"^{re.escape(value)}$"))
+    by_value.or_(by_name).click()
 
 
 def enter_hand(page: Page, upcard, maker=None, trump=None, bid=None, dropped=(), tricks=None):
@@ -270,7 +273,7 @@ def test_a_hand_can_be_entered_without_javascript(browser, live_server):
 
     page.locator("fieldset.upcard label:has(input[value='hearts'])").click()
     check.click()
-    page.locator("fieldset.makers label:has(input[value='Bob'])").click()
+    page.locator("fieldset.makers label").filter(has_text=re.compile("^Bob$")).click()
     check.click()
     page.locator("fieldset.drops label:has(input[value='Cat'])").click()
     check.click()

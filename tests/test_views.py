@@ -22,7 +22,7 @@ HX = {"HTTP_HX_REQUEST": "true"}
 ORDERED_POST = {
     "number": "1",
     "upcard": "hearts",
-    "maker": "Bob",
+    "maker": "1",
     "trump": "hearts",
     "dropped": ["Cat"],
     "t0": "0",
@@ -140,7 +140,7 @@ def test_the_form_asks_only_for_tricks_on_a_turned_club(client_in, user):
 
 def test_the_form_asks_for_the_bid_with_trick_bidding(client_in, user):
     match = make_match(user, "dirty-clubs")
-    data = {"number": "1", "upcard": "hearts", "maker": "Bob"}
+    data = {"number": "1", "upcard": "hearts", "maker": "1"}
     html = client_in.post(url("hand_check", match.pk, 1), data, **HX).content.decode()
     assert "Bob's bid" in html
     assert 'name="bid" value="1"' not in html and 'name="bid" value="2"' in html
@@ -159,7 +159,7 @@ def test_a_maker_and_low_scorers_cannot_be_toggled_out(client_in, user):
     match = make_match(user, "three-widow", names=("Ann", "Bob", "Cat"), dealer="Cat")
     match.options = {**match.options, "starting_score": 5}
     match.save()
-    data = {"number": "1", "upcard": "hearts", "maker": "Bob"}
+    data = {"number": "1", "upcard": "hearts", "maker": "1"}
     html = client_in.post(url("hand_check", match.pk, 1), data, **HX).content.decode()
     assert 'name="dropped"' not in html
     assert "must play · maker" in html and "must play · at 5" in html
@@ -612,3 +612,10 @@ def test_no_input_makes_a_page_fail(client_in, user, view, data, htmx):
     }
     response = client_in.post(url(view, *args.get(view, ())), data, **(HX if htmx else {}))
     assert response.status_code in (200, 302)
+
+
+def test_a_player_named_pass_can_make_trump(client_in, user):
+    match = make_match(user, names=("Ann", "pass", "Cat", "Dan"))
+    data = {**ORDERED_POST, "dropped": ["Cat"]}
+    client_in.post(url("hand_create", match.pk), data)
+    assert Hand.objects.get(match=match).to_rules().maker == "pass"
