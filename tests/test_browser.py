@@ -131,6 +131,7 @@ def test_standard_match_with_a_mistake_fixed_ends_in_a_sweep_and_a_payout(page: 
 
     # Another mistake: a hand entered that did not happen. Undo it.
     enter_hand(page, "spades", maker="pass", tricks={"Ann": 1, "Bob": 1, "Cat": 2, "Dan": 1})
+    expect(page.get_by_text("Hand 2 changed")).to_have_count(0)  # old news once the board moves
     assert scores(page)["Cat"] == 21
     page.once("dialog", lambda dialog: dialog.accept())
     page.get_by_role("button", name="Undo hand 3").click()

@@ -31,3 +31,11 @@ document.addEventListener("htmx:responseError", () =>
 document.addEventListener("htmx:afterRequest", (event) => {
   if (event.detail.successful) document.getElementById("connection-problem").hidden = true;
 });
+
+// A message ("Hand 2 changed…") belongs to the page it came with: once the board changes,
+// it is old news.
+document.addEventListener("htmx:afterSwap", (event) => {
+  if (event.detail.target.id === "board") {
+    document.querySelectorAll(".messages").forEach((messages) => messages.remove());
+  }
+});
