@@ -11,6 +11,7 @@ urlpatterns = [
     path("matches/import/", views.match_import, name="match_import"),
     path("matches/<int:pk>/", views.match_detail, name="match_detail"),
     path("matches/<int:pk>/export/", views.match_export, name="match_export"),
+    path("matches/<int:pk>/delete/", views.match_delete, name="match_delete"),
     path("matches/<int:pk>/rematch/", views.match_rematch, name="match_rematch"),
     path("matches/<int:pk>/hands/", views.hand_create, name="hand_create"),
     path("matches/<int:pk>/hands/undo/", views.hand_undo, name="hand_undo"),

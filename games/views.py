@@ -319,6 +319,17 @@ def match_rematch(request: HttpRequest, pk: int) -> HttpResponse:
 
 
 @login_required
+@require_http_methods(["GET", "POST"])
+def match_delete(request: HttpRequest, pk: int) -> HttpResponse:
+    match = _get_match(request, pk)
+    if request.method == "POST":
+        match.delete()
+        messages.info(request, "The match was deleted.")
+        return redirect("games:home")
+    return render(request, "games/match_delete.html", _summary(match))
+
+
+@login_required
 def match_list(request: HttpRequest) -> HttpResponse:
     matches = Match.objects.filter(owner=request.user)
     players = Player.objects.filter(owner=request.user)

@@ -619,3 +619,19 @@ def test_a_player_named_pass_can_make_trump(client_in, user):
     data = {**ORDERED_POST, "dropped": ["Cat"]}
     client_in.post(url("hand_create", match.pk), data)
     assert Hand.objects.get(match=match).to_rules().maker == "pass"
+
+
+def test_a_match_is_deleted_only_after_asking_and_only_by_its_owner(
+    client, client_in, user, other_user
+):
+    match = make_match(
+        user, hands=[GameHand("clubs", tricks={"Ann": 2, "Bob": 1, "Cat": 1, "Dan": 1})]
+    )
+    page = client_in.get(url("match_delete", match.pk)).content.decode()
+    assert "Delete this match?" in page and Match.objects.exists()
+    client.force_login(other_user)
+    assert client.post(url("match_delete", match.pk)).status_code == 404
+    client.force_login(user)
+    assert client.post(url("match_delete", match.pk))["Location"] == url("home")
+    assert not Match.objects.exists() and not Hand.objects.exists()
+    assert Player.objects.filter(name="Ann").exists()  # the players stay for the next match
