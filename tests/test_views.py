@@ -423,6 +423,19 @@ def test_the_scoreboard_takes_the_same_queries_with_3_hands_and_with_60(client_i
     assert queries(3) == queries(60)
 
 
+def inline_rows(prefix: str, rows: list[dict]) -> dict:
+    """The POST data of an admin inline holding `rows`: its management form and each field."""
+    data = {
+        f"{prefix}-TOTAL_FORMS": str(len(rows)),
+        f"{prefix}-INITIAL_FORMS": str(len(rows)),
+        f"{prefix}-MIN_NUM_FORMS": "0",
+        f"{prefix}-MAX_NUM_FORMS": "1000",
+    }
+    for i, row in enumerate(rows):
+        data |= {f"{prefix}-{i}-{key}": value for key, value in row.items()}
+    return data
+
+
 def test_admin_edits_of_a_hand_go_through_the_rules(client, django_user_model, user):
     admin = django_user_model.objects.create_superuser("boss", password="card-table-42")
     client.force_login(admin)
@@ -438,18 +451,14 @@ def test_admin_edits_of_a_hand_go_through_the_rules(client, django_user_model, u
         "trump": "",
         "maker": "",
         "bid": "",
-        "plays-TOTAL_FORMS": "4",
-        "plays-INITIAL_FORMS": "4",
-        "plays-MIN_NUM_FORMS": "0",
-        "plays-MAX_NUM_FORMS": "1000",
+        **inline_rows(
+            "plays",
+            [
+                {"id": p.pk, "hand": hand.pk, "player": p.player_id, "tricks": p.tricks}
+                for p in plays
+            ],
+        ),
     }
-    for i, play in enumerate(plays):
-        data |= {
-            f"plays-{i}-id": play.pk,
-            f"plays-{i}-hand": hand.pk,
-            f"plays-{i}-player": play.player_id,
-            f"plays-{i}-tricks": play.tricks,
-        }
     data["plays-0-tricks"] = 3  # Ann: now 6 tricks in all
     page = client.post(reverse("admin:games_hand_change", args=[hand.pk]), data)
     assert page.status_code == 200
@@ -539,18 +548,14 @@ def test_admin_seat_changes_are_replayed_through_the_rules(client, django_user_m
         "per_set": "0",
         "currency": "USD",
         "first_dealer": "3",
-        "seats-TOTAL_FORMS": "4",
-        "seats-INITIAL_FORMS": "4",
-        "seats-MIN_NUM_FORMS": "0",
-        "seats-MAX_NUM_FORMS": "1000",
+        **inline_rows(
+            "seats",
+            [
+                {"id": s.pk, "match": match.pk, "player": s.player_id, "position": s.position}
+                for s in seats
+            ],
+        ),
     }
-    for i, seat in enumerate(seats):
-        data |= {
-            f"seats-{i}-id": seat.pk,
-            f"seats-{i}-match": match.pk,
-            f"seats-{i}-player": seat.player_id,
-            f"seats-{i}-position": seat.position,
-        }
     data["seats-3-player"] = zed.pk  # Zed in Dan's seat: hand 1 names Dan
     page = client.post(reverse("admin:games_match_change", args=[match.pk]), data)
     assert "Hand 1: Dan is not at this table." in page.content.decode()
