@@ -134,11 +134,9 @@ class MatchForm(forms.Form):
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         names = [(self.data.get(s) or "").strip() for s in self.SEATS]
-        # Seats by name once any is typed; "Seat 1"… before that (and without JavaScript).
-        seats = [(str(i), name) for i, name in enumerate(names) if name] or [
-            (str(i), f"Seat {i + 1}") for i in range(len(self.SEATS))
-        ]
-        self.fields["dealer"].choices = seats + [("random", "Pick at random")]
+        self.fields["dealer"].choices = [
+            (str(i), name or f"Seat {i + 1}") for i, name in enumerate(names)
+        ] + [("random", "Pick at random")]
         for name in rules.OPTION_NAMES:
             label = OPTION_LABELS[name]
             if name in CHOICE_WORDS:
@@ -163,6 +161,13 @@ class MatchForm(forms.Form):
             value = getattr(preset, name)
             shown = dict(CHOICE_WORDS.get(name, [])).get(_option_text(name, value))
             yield self[f"rule_{name}"], shown or ("none" if value is None else value)
+
+    def dealer_choices(self):
+        """(radio, hidden?) for each dealer choice: empty seats hide once any name is typed."""
+        names = self.seat_names()
+        for radio in self["dealer"]:
+            seat = radio.data["value"]
+            yield radio, seat.isdigit() and any(names) and not names[int(seat)]
 
     def seat_fields(self):
         return [self[s] for s in self.SEATS]

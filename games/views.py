@@ -199,6 +199,9 @@ def _move_up(form: MatchForm, seat: str):
     if seat.isdigit() and 0 < int(seat) < len(MatchForm.SEATS):
         here, there = MatchForm.SEATS[int(seat)], MatchForm.SEATS[int(seat) - 1]
         data[here], data[there] = data.get(there, ""), data.get(here, "")
+        # The first dealer is a person, not a chair: they move with their name.
+        swapped = {seat: str(int(seat) - 1), str(int(seat) - 1): seat}
+        data["dealer"] = swapped.get(data.get("dealer"), data.get("dealer"))
     return data
 
 

@@ -1,6 +1,7 @@
 """Pages: full page vs htmx fragment, ownership, invalid input, idempotent saves, query counts."""
 
 import json
+import re
 
 import pytest
 from django.db import connection
@@ -640,3 +641,11 @@ def test_a_match_is_deleted_only_after_asking_and_only_by_its_owner(
     assert client.post(url("match_delete", match.pk))["Location"] == url("home")
     assert not Match.objects.exists() and not Hand.objects.exists()
     assert Player.objects.filter(name="Ann").exists()  # the players stay for the next match
+
+
+def test_moving_a_player_up_a_seat_keeps_them_the_first_dealer(client_in):
+    data = {**NEW_MATCH, "dealer": "3", "up": "3"}
+    html = client_in.post(url("match_create"), data, **HX).content.decode()
+    assert 'name="seat_2" id="id_seat_2" value="Dan"' in html
+    assert re.search(r'value="2" id="id_dealer_2"[^>]* checked>', html)
+    assert not re.search(r'value="3" id="id_dealer_3"[^>]* checked>', html)

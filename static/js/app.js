@@ -39,3 +39,16 @@ document.addEventListener("htmx:afterSwap", (event) => {
     document.querySelectorAll(".messages").forEach((messages) => messages.remove());
   }
 });
+
+// New match: the first-dealer choices follow the names as they are typed.
+document.addEventListener("input", (event) => {
+  if (!event.target.closest(".seats")) return;
+  const names = [...document.querySelectorAll(".seats input[type=text]")].map((i) => i.value.trim());
+  const any = names.some(Boolean);
+  names.forEach((name, i) => {
+    const label = document.querySelector(`#dealer input[value="${i}"]`)?.closest("label");
+    if (!label) return;
+    label.querySelector("span").textContent = name || `Seat ${i + 1}`;
+    label.hidden = any && !name;
+  });
+});
