@@ -16,7 +16,7 @@ def _check(match: Match, hands: list[rules.Hand], names=None, first_dealer=None)
             start = rules.new_match(start.ruleset, names, names[first_dealer])
         rules.replay(start, hands)
     except rules.RuleError as e:
-        raise ValidationError(f"Hand {e.hand}: {e.message}" if e.hand else e.message) from e
+        raise ValidationError(e.located()) from e
 
 
 def _edited_hand(hand: Hand, plays: list[dict]) -> rules.Hand:

@@ -146,7 +146,7 @@ class Match(models.Model):
         try:
             self.replay()
         except rules.RuleError as e:
-            raise ValidationError(f"Hand {e.hand}: {e.message}" if e.hand else e.message) from e
+            raise ValidationError(e.located()) from e
 
     @transaction.atomic
     def record(self, hands: list[rules.Hand]):

@@ -36,6 +36,10 @@ class RuleError(ValueError):
         self.field = field
         self.hand = hand  # the 1-based number of the hand at fault, when there is one
 
+    def located(self) -> str:
+        """The message, led by the hand at fault when there is one: "Hand 2: …"."""
+        return f"Hand {self.hand}: {self.message}" if self.hand else self.message
+
 
 # --- Rulesets (§7, §8) -------------------------------------------------------------------
 
@@ -323,7 +327,6 @@ class MatchState:
 
     ruleset: Ruleset
     players: tuple[str, ...]
-    first_dealer: str
     scores: dict
     dealer: str  # who deals the next hand
     hands: int = 0
@@ -372,7 +375,6 @@ def new_match(ruleset: Ruleset, players, first_dealer: str) -> MatchState:
     return MatchState(
         ruleset=ruleset,
         players=players,
-        first_dealer=first_dealer,
         scores=dict.fromkeys(players, ruleset.starting_score),
         dealer=first_dealer,
         sets=dict.fromkeys(players, 0),

@@ -394,8 +394,7 @@ def match_import(request: HttpRequest) -> HttpResponse:
     except UnicodeDecodeError:
         messages.error(request, "That file is not a match file (it is not text).")
     except rules.RuleError as e:
-        where = f"Hand {e.hand}: " if e.hand else ""
-        messages.error(request, f"Nothing was imported. {where}{e.message}")
+        messages.error(request, f"Nothing was imported. {e.located()}")
     else:
         messages.success(request, "Match imported.")
         return redirect(match)

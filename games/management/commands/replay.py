@@ -25,8 +25,7 @@ def fail(command: BaseCommand, error: RuleError, as_json: bool):
     if as_json:
         command.stdout.write(json.dumps(matchfile.error_document(error)))
     else:
-        where = f"Hand {error.hand}: " if error.hand else ""
-        command.stderr.write(f"{where}{error.message} ({error.code})")
+        command.stderr.write(f"{error.located()} ({error.code})")
     raise SystemExit(1)
 
 
