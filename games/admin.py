@@ -19,17 +19,9 @@ def _check(match: Match, hands: list[rules.Hand], names=None, first_dealer=None)
         raise ValidationError(e.located()) from e
 
 
-def _edited_hand(hand: Hand, plays: list[dict]) -> rules.Hand:
-    """A hand as the admin form has it, with its players' parts as the form has them."""
-    return rules.Hand(
-        upcard=hand.upcard,
-        trump=hand.trump or None,
-        maker=hand.maker.name if hand.maker else None,
-        bid=hand.bid,
-        dropped=tuple(p["player"].name for p in plays if p["dropped"]),
-        tricks={p["player"].name: p["tricks"] for p in plays if not p["dropped"]},
-        passed=hand.passed,
-    )
+def _play(row: dict) -> Play:
+    """A player's part in a hand as an admin form row has it, unsaved."""
+    return Play(player=row["player"], dropped=row["dropped"], tricks=row["tricks"])
 
 
 def _with_hand(match: Match, number: int, edited: rules.Hand) -> list[rules.Hand]:
@@ -101,7 +93,8 @@ class PlayFormSet(_CheckedFormSet):
         if any(self.errors):
             return
         hand = self.instance
-        _check(hand.match, _with_hand(hand.match, hand.number, _edited_hand(hand, self.kept())))
+        edited = hand.to_rules([_play(row) for row in self.kept()])
+        _check(hand.match, _with_hand(hand.match, hand.number, edited))
 
 
 class PlayInline(admin.TabularInline):
@@ -132,12 +125,9 @@ class PlayForm(forms.ModelForm):
         hand = data.get("hand")
         if hand is None or data.get("player") is None:
             return data
-        plays = [
-            {"player": p.player, "dropped": p.dropped, "tricks": p.tricks}
-            for p in hand.plays.select_related("player")
-            if p.pk != self.instance.pk
-        ] + [data]
-        _check(hand.match, _with_hand(hand.match, hand.number, _edited_hand(hand, plays)))
+        others = [p for p in hand.plays.select_related("player") if p.pk != self.instance.pk]
+        edited = hand.to_rules([*others, _play(data)])
+        _check(hand.match, _with_hand(hand.match, hand.number, edited))
         return data
 
 

@@ -280,8 +280,9 @@ class Hand(models.Model):
     def get_absolute_url(self) -> str:
         return reverse("games:hand_edit", args=[self.match_id, self.number])
 
-    def to_rules(self) -> rules.Hand:
-        plays = list(self.plays.all())
+    def to_rules(self, plays=None) -> rules.Hand:
+        """The hand for the engine; `plays`, when given, replace the stored players' parts."""
+        plays = list(self.plays.all()) if plays is None else plays
         return rules.Hand(
             upcard=self.upcard,
             trump=self.trump or None,
