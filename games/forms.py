@@ -8,7 +8,7 @@ from django import forms
 from django.contrib.auth.forms import UserCreationForm
 
 from games import rules
-from games.models import PRESET_CHOICES, Suit
+from games.models import MAX_HANDS, PRESET_CHOICES, Suit
 from games.templatetags.games import money
 
 PASS = "pass"
@@ -245,12 +245,24 @@ def deal_for_jack(names: list[str], rnd: random.Random | None = None):
     raise AssertionError("a Euchre deck always holds a Jack")
 
 
-class HandForm(forms.Form):
+class WriteForm(forms.Form):
+    """What every write to a match carries: the hand it is about, and the version of the
+    match its page was drawn from (hidden inputs)."""
+
+    number = forms.IntegerField(widget=forms.HiddenInput, min_value=1, max_value=MAX_HANDS + 1)
+    version = forms.IntegerField(widget=forms.HiddenInput, min_value=0)
+
+    def read(self) -> tuple[int | None, int | None]:
+        """(number, version), None for either one missing or not a number."""
+        self.is_valid()
+        return self.cleaned_data.get("number"), self.cleaned_data.get("version")
+
+
+class HandForm(WriteForm):
     """One hand. The fields shown follow the engine's HandShape for the chosen upcard."""
 
     checking = False  # True while the hand is being filled in, not yet saved
 
-    number = forms.IntegerField(widget=forms.HiddenInput, min_value=1)
     upcard = forms.ChoiceField(label="Upcard", choices=Suit.choices, widget=forms.RadioSelect)
     maker = forms.ChoiceField(label="Who made trump?", required=False, widget=forms.RadioSelect)
     trump = forms.ChoiceField(
@@ -321,8 +333,7 @@ class HandForm(forms.Form):
         return self._seat_name(self._value("maker"))
 
     def _seat_name(self, seat) -> str | None:
-        players = self.state.players
-        return players[int(seat)] if str(seat).isdigit() and int(seat) < len(players) else None
+        return {str(i): p for i, p in enumerate(self.state.players)}.get(str(seat))
 
     @property
     def everybody_passed(self) -> bool:

@@ -17,6 +17,18 @@ from django.utils import timezone
 
 from games import matchfile, rules
 
+# Far more than any card night; a bound so that no file or tap can store an endless match.
+MAX_HANDS = 1000
+
+
+class Stale(Exception):
+    """A write from a page drawn before the match's hands last changed (another phone's save)."""
+
+    def __init__(self, match: Match, hands: int):
+        super().__init__(f"match {match.pk} is at version {match.version}")
+        self.match = match
+        self.hands = hands  # how many hands the match has now
+
 
 class Suit(models.TextChoices):
     CLUBS = "clubs", "♣ Clubs"
@@ -49,15 +61,9 @@ class Player(models.Model):
 
 class MatchQuerySet(models.QuerySet):
     def with_hands(self):
-        """Everything a replay needs, in a fixed number of queries however many hands."""
+        """The seats a replay needs, in one query; the hands come in one more (`game_hands`)."""
         return self.prefetch_related(
             models.Prefetch("seats", Seat.objects.select_related("player").order_by("position")),
-            models.Prefetch(
-                "hands",
-                Hand.objects.select_related("maker")
-                .prefetch_related(models.Prefetch("plays", Play.objects.select_related("player")))
-                .order_by("number"),
-            ),
         )
 
     def in_progress(self):
@@ -82,6 +88,9 @@ class Match(models.Model):
     # When the deciding hand was saved: lets lists tell open matches from finished ones
     # without replaying them; always set from the engine's verdict in `record()`.
     finished = models.DateTimeField(null=True, blank=True)
+    # Moves on every change of the hands, and on nothing else: the forms carry the version
+    # their page was drawn from, and a write from an older page is refused (`Stale`).
+    version = models.PositiveIntegerField(default=0)
 
     objects = MatchQuerySet.as_manager()
 
@@ -124,7 +133,46 @@ class Match(models.Model):
         return rules.new_match(self.ruleset(), self.names, self.names[self.first_dealer])
 
     def game_hands(self) -> list[rules.Hand]:
-        return [hand.to_rules() for hand in self.hands.all()]
+        """The hands for the engine, read in one statement: a page never sees half of a write
+        (under READ COMMITTED every statement has its own snapshot)."""
+        rows = self.hands.order_by("number").values_list(
+            "number",
+            "upcard",
+            "trump",
+            "maker__name",
+            "bid",
+            "passed",
+            "plays__player__name",
+            "plays__dropped",
+            "plays__tricks",
+        )
+        hands: dict[int, dict] = {}
+        for number, upcard, trump, maker, bid, passed, name, dropped, tricks in rows:
+            hand = hands.setdefault(
+                number,
+                {
+                    "upcard": upcard,
+                    "trump": trump or None,
+                    "maker": maker,
+                    "bid": bid,
+                    "passed": passed,
+                    "dropped": [],
+                    "tricks": {},
+                },
+            )
+            if name is None:
+                continue
+            if dropped:
+                hand["dropped"].append(name)
+            else:
+                hand["tricks"][name] = tricks
+        seat = {name: i for i, name in enumerate(self.names)}
+        return [
+            rules.Hand(
+                **{**h, "dropped": tuple(sorted(h["dropped"], key=lambda n: seat.get(n, 9)))}
+            )
+            for h in hands.values()
+        ]
 
     def replay(self, hands: list[rules.Hand] | None = None):
         """The match folded over its hands: (state, results)."""
@@ -148,27 +196,82 @@ class Match(models.Model):
         except rules.RuleError as e:
             raise ValidationError(e.located()) from e
 
+    def _locked(self) -> tuple[Match, list[rules.Hand]]:
+        """The match row locked until the transaction ends, and its hands as they are now.
+
+        Every write to a match's hands starts here, so writes to one match take turns (on
+        SQLite the IMMEDIATE transaction is the lock) and each sees what the last one stored.
+        """
+        match = Match.objects.with_hands().select_for_update().get(pk=self.pk)
+        return match, match.game_hands()
+
     @transaction.atomic
-    def record(self, hands: list[rules.Hand]):
+    def record(self, hands: list[rules.Hand]) -> rules.MatchState:
         """Store the match's hands as `hands`, after the engine accepts all of them.
 
         Raises RuleError (with `.hand`) and stores nothing if any hand breaks a rule.
         """
+        match, stored = self._locked()
+        state = match._store(stored, hands)
+        self.version, self.finished = match.version, match.finished
+        return state
+
+    @transaction.atomic
+    def add_hand(self, number: int, hand: rules.Hand, version: int | None) -> bool:
+        """Save hand `number` from a page drawn at `version`; False if it was already there.
+
+        The same hand arriving twice (a double tap, a resent request, two phones entering
+        it) is stored once; anything else from an out-of-date page raises `Stale`.
+        """
+        match, stored = self._locked()
+        if 1 <= number <= len(stored) and stored[number - 1] == hand:
+            return False
+        if version != match.version or number != len(stored) + 1:
+            raise Stale(match, len(stored))
+        match._store(stored, [*stored, hand])
+        return True
+
+    @transaction.atomic
+    def change_hand(self, number: int, hand: rules.Hand, version: int | None) -> bool:
+        """Replace hand `number` with `hand`; every later hand is checked and scored again."""
+        match, stored = self._locked()
+        if 1 <= number <= len(stored) and stored[number - 1] == hand:
+            return False
+        if version != match.version or not 1 <= number <= len(stored):
+            raise Stale(match, len(stored))
+        match._store(stored, [*stored[: number - 1], hand, *stored[number:]])
+        return True
+
+    @transaction.atomic
+    def undo_hand(self, number: int, version: int | None) -> bool:
+        """Take back the last hand, `number`; False if it is gone already."""
+        match, stored = self._locked()
+        if len(stored) < number:
+            return False
+        if version != match.version or number != len(stored):
+            raise Stale(match, len(stored))
+        match._store(stored, stored[:-1])
+        return True
+
+    def _store(self, stored: list[rules.Hand], hands: list[rules.Hand]) -> rules.MatchState:
+        """Write the rows that differ between `stored` and `hands`; call with the row locked."""
+        if len(hands) > MAX_HANDS:
+            raise rules.RuleError(
+                "bad_file", f"A match can hold at most {MAX_HANDS:,} hands.", hand=MAX_HANDS + 1
+            )
         state, _ = self.replay(hands)
-        stored = {h.number: h for h in self.hands.all()}
+        if stored == hands:
+            return state
         players = {seat.player.name: seat.player for seat in self.seats.all()}
-        for number, hand in enumerate(hands, 1):
-            old = stored.pop(number, None)
-            if old is not None and old.to_rules() == hand:
-                continue
-            if old is not None:
-                old.delete()
-            Hand.store(self, number, hand, players)
-        Hand.objects.filter(pk__in=[h.pk for h in stored.values()]).delete()
+        changed = [n for n, hand in enumerate(hands, 1) if n > len(stored) or stored[n - 1] != hand]
+        Hand.objects.filter(match=self).filter(
+            Q(number__in=changed) | Q(number__gt=len(hands))
+        ).delete()
+        for number in changed:
+            Hand.store(self, number, hands[number - 1], players)
         self.finished = (self.finished or timezone.now()) if state.finished else None
-        self.save()
-        if hasattr(self, "_prefetched_objects_cache"):
-            self._prefetched_objects_cache.pop("hands", None)
+        self.version += 1
+        self.save(update_fields=["finished", "version", "updated"])
         return state
 
     @classmethod

@@ -15,6 +15,7 @@ urlpatterns = [
     path("matches/<int:pk>/rematch/", views.match_rematch, name="match_rematch"),
     path("matches/<int:pk>/hands/", views.hand_create, name="hand_create"),
     path("matches/<int:pk>/hands/undo/", views.hand_undo, name="hand_undo"),
+    path("matches/<int:pk>/hands/check/", views.hand_check, name="hand_check"),
     path("matches/<int:pk>/hands/<int:number>/", views.hand_edit, name="hand_edit"),
-    path("matches/<int:pk>/hands/<int:number>/check/", views.hand_check, name="hand_check"),
+    path("matches/<int:pk>/hands/<int:number>/check/", views.hand_check, name="hand_edit_check"),
 ]

@@ -1,19 +1,17 @@
 from __future__ import annotations
 
 import json
-from contextlib import suppress
 from dataclasses import replace
 
 from django.contrib import messages
 from django.contrib.auth import login
 from django.contrib.auth.decorators import login_required
 from django.core.paginator import Paginator
-from django.db import IntegrityError
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render, resolve_url
 from django.views.decorators.http import require_http_methods, require_POST
 from django.views.decorators.vary import vary_on_headers
-from django_htmx.http import HttpResponseClientRedirect
+from django_htmx.http import HttpResponseClientRedirect, reswap, retarget
 
 from games import matchfile, rules
 from games.forms import (
@@ -21,11 +19,12 @@ from games.forms import (
     HandForm,
     MatchForm,
     SignupForm,
+    WriteForm,
     deal_for_jack,
     house_rules_words,
     stakes_text,
 )
-from games.models import Match, Player
+from games.models import Match, Player, Stale
 
 
 def _partial(request: HttpRequest, template: str, partial: str) -> str:
@@ -109,15 +108,63 @@ def _summary(match: Match) -> dict:
     }
 
 
-def _board(request: HttpRequest, match: Match, form: HandForm | None = None) -> HttpResponse:
+def _board(
+    request: HttpRequest,
+    match: Match,
+    form: HandForm | None = None,
+    notice: str | None = None,
+    status: int = 200,
+) -> HttpResponse:
     context = _summary(match)
     state = context["state"]
     if form is None and not state.finished:
-        form = HandForm(state, initial={"number": state.hands + 1})
-    context["form"] = form
-    context["number"] = state.hands + 1
+        form = HandForm(state, initial={"number": state.hands + 1, "version": match.version})
+    context.update(form=form, number=state.hands + 1, notice=notice)
     template = _partial(request, "games/match_detail.html", "board")
-    return render(request, template, context)
+    return render(request, template, context, status=status)
+
+
+def _numbers(first: int, last: int) -> str:
+    if first == last:
+        return f"Hand {first} was"
+    return (
+        f"Hands {first} and {last} were" if last == first + 1 else f"Hands {first} to {last} were"
+    )
+
+
+def _what_changed(before: int | None, now: int) -> str:
+    """What another phone did, from the hands a page showed and the hands there are now."""
+    if before is not None and now > before:
+        return f"{_numbers(before + 1, now)} saved on another phone."
+    if before is not None and now < before:
+        return f"{_numbers(now + 1, before)} undone on another phone."
+    return "The hands were changed on another phone."
+
+
+def _stale_board(
+    request: HttpRequest, pk: int, before: int | None, entry=None, tail: str = ""
+) -> HttpResponse:
+    """409: the board as it is now, what changed, and what the player entered, kept.
+
+    Where the entry still fits the match it is offered as the next hand; otherwise the
+    form says what is wrong with it, and the player can fix it or discard it.
+    """
+    match = _get_match(request, pk)
+    state, _ = match.replay()
+    notice = _what_changed(before, state.hands) + tail
+    form = None
+    if entry is not None and not state.finished:
+        data = entry.copy()
+        data.update({"number": state.hands + 1, "version": match.version})
+        form = HandForm(state, data)
+        form.is_valid()
+        form.checking = True
+    elif entry is not None:
+        notice += " The match is over, so what you entered was not saved."
+    response = _board(request, match, form, notice=notice, status=409)
+    if request.htmx:  # a check answers into the hand form; this answer is the whole board
+        response = reswap(retarget(response, "#board"), "outerHTML show:window:top")
+    return response
 
 
 def signup(request: HttpRequest) -> HttpResponse:
@@ -217,20 +264,59 @@ def match_detail(request: HttpRequest, pk: int) -> HttpResponse:
 @vary_on_headers("HX-Request")
 def hand_create(request: HttpRequest, pk: int) -> HttpResponse:
     match = _get_match(request, pk)
+    number, version = WriteForm(request.POST).read()
     hands = match.game_hands()
-    state, _ = match.replay(hands)
-    number = request.POST.get("number", "")
-    if number.isdigit() and int(number) <= state.hands:
-        # A double tap or a resent request: that hand is already saved.
-        return _board(request, match) if request.htmx else redirect(match)
+    if number is None or number > len(hands) + 1:
+        return _stale_board(request, pk, None, request.POST)
+    state, _ = match.replay(hands[: number - 1])
     form = HandForm(state, request.POST)
-    if not form.is_valid():
-        return _board(request, match, form)
-    with suppress(IntegrityError):  # the same hand arrived twice at once: the first is saved
-        match.record([*hands, form.hand])
+    if form.is_valid():
+        try:
+            match.add_hand(number, form.hand, version)
+        except Stale:
+            return _stale_board(request, pk, number - 1, request.POST)
+        except rules.RuleError as e:
+            form.add_error(None, e.message)
+        else:
+            return _board(request, _get_match(request, pk)) if request.htmx else redirect(match)
+    if version != match.version:
+        return _stale_board(request, pk, number - 1, request.POST)
+    return _board(request, match, form)
+
+
+@login_required
+@require_POST
+@vary_on_headers("HX-Request")
+def hand_check(request: HttpRequest, pk: int, number: int | None = None) -> HttpResponse:
+    """Re-draw the hand form as it is being filled in: the next question, a rule or a preview.
+
+    Without `number` it is the next hand, and never turns into an edit of a stored one.
+    """
+    match = _get_match(request, pk)
+    sent, version = WriteForm(request.POST).read()
+    hands = match.game_hands()
+    editing = number is not None
+    if editing and (not 1 <= number <= len(hands) or match.finished):
+        return _go(request, match)
+    if version != match.version:
+        if editing:
+            return _stale_edit(request, pk, number)
+        return _stale_board(request, pk, None if sent is None else sent - 1, request.POST)
+    state, _ = match.replay(hands[: number - 1] if editing else hands)
+    if state.finished:
+        return _go(request, match)
+    # With JavaScript the phone counts stepper taps itself (static/js/app.js); only a
+    # plain post leaves the counting to the server.
+    step = None if request.htmx else request.POST.get("step")
+    form = HandForm(state, request.POST, step=step)
+    form.is_valid()
+    form.checking = True
+    if editing:
+        return _edit_page(request, match, number, form)
     if request.htmx:
-        return _board(request, _get_match(request, pk))
-    return redirect(match)
+        context = {"match": match, "form": form, "state": state, "number": state.hands + 1}
+        return render(request, "games/match_detail.html#hand-form", context)
+    return _board(request, match, form)
 
 
 def _state_before(match: Match, number: int):
@@ -241,32 +327,39 @@ def _state_before(match: Match, number: int):
     return hands, state
 
 
-@login_required
-@require_POST
-@vary_on_headers("HX-Request")
-def hand_check(request: HttpRequest, pk: int, number: int) -> HttpResponse:
-    """Re-draw the hand form as it is being filled in: the next question, a rule or a preview."""
+def _edit_page(
+    request, match: Match, number: int, form: HandForm, notice=None, status=200
+) -> HttpResponse:
+    context = {
+        "match": match,
+        "state": form.state,
+        "form": form,
+        "number": number,
+        "editing": True,
+        "notice": notice,
+    }
+    template = _partial(request, "games/hand_edit.html", "hand-form")
+    return render(request, template, context, status=status)
+
+
+def _stale_edit(request: HttpRequest, pk: int, number: int) -> HttpResponse:
+    """409 for an edit from an out-of-date page: the change is kept, on today's match."""
     match = _get_match(request, pk)
     hands, state = _state_before(match, number)
-    if state is None or state.finished:
+    if state is None or number > len(hands) or match.finished:
+        messages.warning(
+            request, f"Hand {number} was changed on another phone; your change was not saved."
+        )
         return _go(request, match)
-    # With JavaScript the phone counts stepper taps itself (static/js/app.js); only a
-    # plain post leaves the counting to the server.
-    step = None if request.htmx else request.POST.get("step")
-    form = HandForm(state, request.POST, step=step)
+    data = request.POST.copy()
+    data["version"] = match.version
+    form = HandForm(state, data)
     form.is_valid()
     form.checking = True
-    if number <= len(hands):
-        return _edit_page(request, match, number, form)
-    if request.htmx:
-        context = {"match": match, "form": form, "state": state, "number": number}
-        return render(request, "games/match_detail.html#hand-form", context)
-    return _board(request, match, form)
-
-
-def _edit_page(request, match: Match, number: int, form: HandForm) -> HttpResponse:
-    context = {"match": match, "state": form.state, "form": form, "number": number, "editing": True}
-    return render(request, _partial(request, "games/hand_edit.html", "hand-form"), context)
+    notice = (
+        "The hands were changed on another phone. Your change is kept: save it again to use it."
+    )
+    return _edit_page(request, match, number, form, notice=notice, status=409)
 
 
 @login_required
@@ -279,12 +372,15 @@ def hand_edit(request: HttpRequest, pk: int, number: int) -> HttpResponse:
         return _go(request, match)  # a finished match is read-only; undo reopens it
     if request.method == "GET":
         initial = HandForm.initial_for(hands[number - 1], match.names, number)
+        initial["version"] = match.version
         return _edit_page(request, match, number, HandForm(state, initial=initial))
+    _, version = WriteForm(request.POST).read()
     form = HandForm(state, request.POST)
     if form.is_valid():
-        new_hands = [*hands[: number - 1], form.hand, *hands[number:]]
         try:
-            match.record(new_hands)
+            match.change_hand(number, form.hand, version)
+        except Stale:
+            return _stale_edit(request, pk, number)
         except rules.RuleError as e:
             form.add_error(
                 None, f"That would break hand {e.hand}: {e.message} Undo later hands first."
@@ -292,6 +388,8 @@ def hand_edit(request: HttpRequest, pk: int, number: int) -> HttpResponse:
         else:
             messages.success(request, f"Hand {number} changed; every later hand re-scored.")
             return _go(request, match)
+    elif version != match.version:
+        return _stale_edit(request, pk, number)
     return _edit_page(request, match, number, form)
 
 
@@ -300,11 +398,13 @@ def hand_edit(request: HttpRequest, pk: int, number: int) -> HttpResponse:
 @vary_on_headers("HX-Request")
 def hand_undo(request: HttpRequest, pk: int) -> HttpResponse:
     match = _get_match(request, pk)
-    hands = match.game_hands()
-    if hands and str(len(hands)) == request.POST.get("number", str(len(hands))):
-        match.record(hands[:-1])
-        if not request.htmx:  # with htmx the board itself shows it, and at once
-            messages.info(request, f"Hand {len(hands)} undone.")
+    number, version = WriteForm(request.POST).read()
+    try:
+        undone = number is not None and match.undo_hand(number, version)
+    except Stale:
+        return _stale_board(request, pk, number, tail=" Nothing was undone.")
+    if undone and not request.htmx:  # with htmx the board itself shows it, and at once
+        messages.info(request, f"Hand {number} undone.")
     if request.htmx:
         return _board(request, _get_match(request, pk))
     return redirect(match)

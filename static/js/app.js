@@ -15,6 +15,41 @@ document.addEventListener("click", (event) => {
   input.dispatchEvent(new Event("change", { bubbles: true }));
 });
 
+// A Save on its way is never cancelled by the next tap, and that tap is not lost: taps on the
+// hand form wait until the Save's answer has drawn the next form, then land on it.
+let held = null;
+const isSave = (elt) => elt?.matches?.("button.save");
+document.addEventListener("htmx:beforeRequest", (event) => {
+  if (isSave(event.detail.elt)) held = [];
+});
+document.addEventListener(
+  "click",
+  (event) => {
+    const input = event.target;
+    if (held === null || !input.matches?.("#hand-form input[type=radio], #hand-form input[type=checkbox]")) return;
+    event.preventDefault();
+    held.push([input.name, input.value]);
+  },
+  true,
+);
+function releaseHeld() {
+  const taps = held || [];
+  held = null;
+  for (const [name, value] of taps) {
+    const selector = `#hand-form input[name="${CSS.escape(name)}"][value="${CSS.escape(value)}"]`;
+    document.querySelector(selector)?.click();
+  }
+}
+document.addEventListener("htmx:afterRequest", (event) => {
+  if (!isSave(event.detail.elt) || held === null) return;
+  // An answer that swapped lands the taps once it has settled; a failed one, at once.
+  if (event.detail.successful && event.detail.xhr?.status !== 204) held.landing = true;
+  else releaseHeld();
+});
+document.addEventListener("htmx:afterSettle", () => {
+  if (held?.landing) releaseHeld();
+});
+
 // A dropped connection or a server error must not look like nothing happened: say so, and
 // leave everything typed where it is so that the next tap on Save sends it again.
 function showProblem(text) {
