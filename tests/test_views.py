@@ -667,3 +667,154 @@ def test_moving_a_player_up_a_seat_keeps_them_the_first_dealer(client_in):
     assert 'name="seat_2" id="id_seat_2" value="Dan"' in html
     assert re.search(r'value="2" id="id_dealer_2"[^>]* checked>', html)
     assert not re.search(r'value="3" id="id_dealer_3"[^>]* checked>', html)
+
+
+# --- Many phones: versions, stale pages, resent writes ---------------------------------------
+
+CLUB = GameHand("clubs", tricks={"Ann": 2, "Bob": 1, "Cat": 1, "Dan": 1})
+CLUB_POST = {"number": "1", "upcard": "clubs", "t0": "2", "t1": "1", "t2": "1", "t3": "1"}
+
+
+def hidden_inputs(html: str, form_id: str) -> dict:
+    """Every hidden input of one form on a page, as a browser would send them back."""
+    form = re.search(rf'<form[^>]*id="{form_id}".*?</form>', html, re.S).group(0)
+    fields = {}
+    for tag in re.findall(r"<input[^>]*>", form):
+        if 'type="hidden"' in tag:
+            name = re.search(r'name="([^"]+)"', tag).group(1)
+            fields[name] = re.search(r'value="([^"]*)"', tag).group(1)
+    return fields
+
+
+def test_a_client_that_sends_back_the_pages_hidden_inputs_can_save_edit_and_undo(client_in, user):
+    match = make_match(user)
+    page = client_in.get(match.get_absolute_url()).content.decode()
+    sent = {
+        **hidden_inputs(page, "hand-form"),
+        **{k: v for k, v in CLUB_POST.items() if k != "number"},
+    }
+    assert client_in.post(url("hand_create", match.pk), sent).status_code == 302
+    edit = client_in.get(url("hand_edit", match.pk, 1)).content.decode()
+    changed = {**hidden_inputs(edit, "hand-form"), **CLUB_POST, "t0": "1", "t1": "2"}
+    assert client_in.post(url("hand_edit", match.pk, 1), changed).status_code == 302
+    assert Match.objects.get(pk=match.pk).game_hands()[0].tricks["Bob"] == 2
+    page = client_in.get(match.get_absolute_url()).content.decode()
+    undo = re.search(r"<form[^>]*hands/undo/.*?</form>", page, re.S).group(0)
+    fields = dict(re.findall(r'type="hidden" name="(\w+)" value="(\d+)"', undo))
+    assert client_in.post(url("hand_undo", match.pk), fields).status_code == 302
+    assert not Hand.objects.filter(match=match).exists()
+
+
+def test_a_stale_save_is_refused_with_the_board_and_keeps_the_entry_as_the_next_hand(
+    client_in, user
+):
+    match = make_match(user)
+    stale = drawn(match, ORDERED_POST)  # phone B's page, drawn before phone A saves
+    client_in.post(url("hand_create", match.pk), drawn(match, CLUB_POST))
+    for headers in ({}, HX):
+        response = client_in.post(url("hand_create", match.pk), stale, **headers)
+        html = response.content.decode()
+        assert response.status_code == 409
+        assert "Hand 1 was saved on another phone." in html
+        assert "save it as hand 2" in html
+        # What B entered is on screen, now for hand 2 and today's version.
+        assert 'name="number" value="2"' in html and 'name="version" value="1"' in html
+        assert re.search(r'name="maker" value="1"[^>]*checked', html)
+        assert 'name="t1" value="3"' in html
+    assert Match.objects.get(pk=match.pk).game_hands() == [CLUB]
+    # B chooses to save it: it becomes hand 2.
+    kept = drawn(match, ORDERED_POST, number="2")
+    assert client_in.post(url("hand_create", match.pk), kept).status_code == 302
+    assert len(Match.objects.get(pk=match.pk).game_hands()) == 2
+
+
+def test_the_same_hand_sent_again_from_an_old_page_is_a_success_stored_once(client_in, user):
+    match = make_match(user)
+    page = drawn(match, CLUB_POST)
+    for headers in ({}, HX, {}):
+        assert client_in.post(url("hand_create", match.pk), page, **headers).status_code in (
+            200,
+            302,
+        )
+    assert Match.objects.get(pk=match.pk).game_hands() == [CLUB]
+    assert Match.objects.get(pk=match.pk).version == 1
+
+
+def test_a_check_from_a_stale_page_shows_the_board_and_never_the_edit_form(client_in, user):
+    match = make_match(user)
+    stale = drawn(match, {"number": "1", "upcard": "hearts"})
+    client_in.post(url("hand_create", match.pk), drawn(match, CLUB_POST))
+    response = client_in.post(url("hand_check", match.pk), stale, **HX)
+    html = response.content.decode()
+    assert response.status_code == 409
+    assert response["HX-Retarget"] == "#board" and response["HX-Reswap"].startswith("outerHTML")
+    assert "Hand 1 was saved on another phone." in html
+    assert "Save changes" not in html and 'name="number" value="2"' in html
+
+
+def test_a_stale_undo_undoes_nothing_and_a_resent_one_is_a_success(client_in, user):
+    match = make_match(user, hands=[CLUB])
+    stale = drawn(match, number="1")
+    client_in.post(url("hand_create", match.pk), drawn(match, CLUB_POST, number="2"))
+    response = client_in.post(url("hand_undo", match.pk), stale, **HX)
+    assert response.status_code == 409
+    assert "Hand 2 was saved on another phone. Nothing was undone." in response.content.decode()
+    assert len(Match.objects.get(pk=match.pk).game_hands()) == 2
+    undo = drawn(match, number="2")
+    assert client_in.post(url("hand_undo", match.pk), undo).status_code == 302
+    assert client_in.post(url("hand_undo", match.pk), undo).status_code == 302  # resent
+    assert len(Match.objects.get(pk=match.pk).game_hands()) == 1
+
+
+def test_a_stale_edit_is_kept_on_screen_and_saved_only_when_sent_again(client_in, user):
+    match = make_match(user, hands=[CLUB, CLUB])
+    stale = drawn(match, CLUB_POST, t0="1", t1="2")
+    client_in.post(url("hand_create", match.pk), drawn(match, CLUB_POST, number="3"))
+    response = client_in.post(url("hand_edit", match.pk, 1), stale)
+    html = response.content.decode()
+    assert response.status_code == 409 and "changed on another phone" in html
+    assert 'name="t1" value="2"' in html and 'name="version" value="2"' in html
+    assert Match.objects.get(pk=match.pk).game_hands()[0] == CLUB
+    again = drawn(match, CLUB_POST, t0="1", t1="2")
+    assert client_in.post(url("hand_edit", match.pk, 1), again).status_code == 302
+    assert Match.objects.get(pk=match.pk).game_hands()[0].tricks["Bob"] == 2
+
+
+def test_the_version_moves_only_when_the_hands_change(client_in, user):
+    match = make_match(user)
+    client_in.get(match.get_absolute_url())
+    client_in.post(url("hand_create", match.pk), drawn(match, CLUB_POST, t0="9"))  # refused
+    assert Match.objects.get(pk=match.pk).version == 0
+    client_in.post(url("hand_create", match.pk), drawn(match, CLUB_POST))
+    client_in.post(url("hand_edit", match.pk, 1), drawn(match, CLUB_POST))  # no change
+    assert Match.objects.get(pk=match.pk).version == 1
+
+
+def test_a_finished_match_answers_a_stale_save_saying_the_entry_was_not_saved(client_in, user):
+    match = make_match(user)
+    stale = drawn(match, CLUB_POST)
+    sweep = {**ORDERED_POST, "dropped": ["Ann", "Cat", "Dan"], "t1": "5"}
+    client_in.post(url("hand_create", match.pk), drawn(match, sweep))
+    html = client_in.post(url("hand_create", match.pk), stale).content.decode()
+    assert "Hand 1 was saved on another phone. The match is over" in html
+
+
+@pytest.mark.parametrize("odd", ["²", "١", "9" * 5000, "\x00", "-1", "1.0", ""])
+def test_odd_numbers_in_a_write_never_fail_the_page(client_in, user, odd):
+    match = make_match(user, hands=[CLUB])
+    for name, args in (("hand_create", ()), ("hand_check", ()), ("hand_undo", ())):
+        for field in ("number", "version", "maker", "t0"):
+            data = drawn(match, ORDERED_POST, number="2")
+            data[field] = odd
+            response = client_in.post(url(name, match.pk, *args), data, **HX)
+            assert response.status_code in (200, 409), (name, field)
+    assert Match.objects.get(pk=match.pk).game_hands() == [CLUB]
+
+
+def test_a_match_holds_at_most_the_hand_cap(user):
+    from games.models import MAX_HANDS
+
+    match = make_match(user, starting_score=10**6)
+    with pytest.raises(rules.RuleError, match="at most 1,000 hands"):
+        match.record([CLUB] * (MAX_HANDS + 1))
+    assert not Hand.objects.filter(match=match).exists()

@@ -1,0 +1,172 @@
+"""A real server for the many-phones tests and the race benchmark.
+
+gunicorn with several workers, on a database of its own (pytest-django's test database lives
+in memory or in a transaction that is never committed, so a server process could not see it),
+and phones that talk to it as a browser with htmx would.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import socket
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from contextlib import contextmanager
+from pathlib import Path
+
+import requests
+
+ROOT = Path(__file__).resolve().parent.parent
+PASSWORD = "card-table-42"
+NEW_MATCH = {"preset": "standard", "dealer": "3", "create": "1"}
+NAMES = ("Ann", "Bob", "Cat", "Dan")
+
+
+@contextmanager
+def own_database():
+    """A database URL for the server: a new database on the PostgreSQL server that
+    DATABASE_URL names, or else a SQLite file."""
+    url = os.environ.get("DATABASE_URL", "")
+    if url.startswith("postgres"):
+        import psycopg
+
+        name = f"live_{uuid.uuid4().hex[:12]}"
+        with psycopg.connect(url, autocommit=True) as conn:
+            conn.execute(f'CREATE DATABASE "{name}"')
+        try:
+            yield url.rsplit("/", 1)[0] + "/" + name
+        finally:
+            with psycopg.connect(url, autocommit=True) as conn:
+                conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+    else:
+        with tempfile.TemporaryDirectory() as folder:
+            yield f"sqlite:///{folder}/live.sqlite3"
+
+
+def query(database: str, sql: str) -> list[tuple]:
+    """Rows straight from the server's database, to check what it really stored."""
+    if database.startswith("sqlite:///"):
+        with sqlite3.connect(database.removeprefix("sqlite:///")) as conn:
+            return conn.execute(sql).fetchall()
+    import psycopg
+
+    with psycopg.connect(database) as conn:
+        return conn.execute(sql).fetchall()
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@contextmanager
+def serve(workers: int = 4):
+    """(base URL, database URL) of gunicorn serving the app, stopped on the way out."""
+    with own_database() as database:
+        env = {**os.environ, "DATABASE_URL": database, "DEBUG": "true"}
+        subprocess.run(
+            [sys.executable, "manage.py", "migrate", "--noinput", "-v", "0"],
+            cwd=ROOT,
+            env=env,
+            check=True,
+        )
+        port = _free_port()
+        log = tempfile.TemporaryFile()
+        server = subprocess.Popen(
+            [sys.executable, "-m", "gunicorn", "scorekeeper.wsgi", "--workers", str(workers)]
+            + ["--bind", f"127.0.0.1:{port}", "--timeout", "60"],
+            cwd=ROOT,
+            env=env,
+            stdout=log,
+            stderr=log,
+        )
+        base = f"http://127.0.0.1:{port}"
+        try:
+            for _ in range(300):
+                try:
+                    requests.get(base + "/accounts/login/", timeout=5)
+                    break
+                except requests.ConnectionError:
+                    time.sleep(0.1)
+            yield base, database
+        finally:
+            server.terminate()
+            try:
+                server.wait(10)
+            except subprocess.TimeoutExpired:
+                server.kill()
+                server.wait()
+            log.seek(0)
+            errors = log.read().decode(errors="replace")
+            if "Traceback" in errors:
+                print(errors, file=sys.stderr)  # shown with a failing test
+
+
+def hidden(html: str, form: str) -> dict:
+    """The hidden inputs of the form whose opening tag matches `form`."""
+    found = re.search(rf"<form[^>]*{form}.*?</form>", html, re.S)
+    if not found:
+        return {}
+    fields = {}
+    for tag in re.findall(r"<input[^>]*>", found.group(0)):
+        if 'type="hidden"' in tag:
+            name = re.search(r'name="([^"]+)"', tag).group(1)
+            fields[name] = re.search(r'value="([^"]*)"', tag).group(1)
+    return fields
+
+
+class Phone:
+    """One phone at the table: its own session, logged in, sending what htmx would send."""
+
+    def __init__(self, base: str, username: str, signup: bool = False):
+        self.base = base
+        self.http = requests.Session()
+        path = "/signup/" if signup else "/accounts/login/"
+        page = self.http.get(base + path).text
+        data = {"username": username, **hidden(page, 'method="post"')}
+        if signup:
+            data |= {"password1": PASSWORD, "password2": PASSWORD}
+        else:
+            data |= {"password": PASSWORD}
+        response = self.http.post(base + path, data, allow_redirects=False)
+        assert response.status_code == 302, response.text[:500]
+
+    def new_match(self, preset: str = "standard", names=NAMES) -> int:
+        page = self.http.get(self.base + "/matches/new/").text
+        seats = {f"seat_{i}": name for i, name in enumerate(names)}
+        data = {**hidden(page, 'method="post"'), **NEW_MATCH, "preset": preset, **seats}
+        response = self.http.post(self.base + "/matches/new/", data, allow_redirects=False)
+        return int(re.search(r"/matches/(\d+)/", response.headers["Location"]).group(1))
+
+    def page(self, match: int, path: str = "") -> str:
+        return self.http.get(f"{self.base}/matches/{match}/{path}").text
+
+    def post(self, match: int, path: str, data: dict) -> requests.Response:
+        return self.http.post(
+            f"{self.base}/matches/{match}/{path}",
+            data,
+            headers={"HX-Request": "true"},
+            allow_redirects=False,
+        )
+
+    def save(self, match: int, page: str, hand: dict) -> requests.Response:
+        """Save `hand` from the board `page` as it was drawn (its hidden inputs)."""
+        return self.post(match, "hands/", {**hidden(page, 'id="hand-form"'), **hand})
+
+    def edit(self, match: int, number: int, page: str, hand: dict) -> requests.Response:
+        data = {**hidden(page, 'id="hand-form"'), **hand}
+        return self.post(match, f"hands/{number}/", data)
+
+    def undo(self, match: int, page: str) -> requests.Response:
+        return self.post(match, "hands/undo/", hidden(page, r'action="[^"]*hands/undo/"'))
+
+    def exported(self, match: int) -> dict:
+        response = self.http.get(f"{self.base}/matches/{match}/export/")
+        assert response.status_code == 200
+        return response.json()

@@ -1,0 +1,171 @@
+"""Many phones on one match, against gunicorn with 4 workers on its own database.
+
+Each scenario is played many times with the requests let go at the same instant; after each,
+the match must hold every write that was answered with success, replay cleanly, number its
+hands 1..k and agree with its `finished` column.
+"""
+
+import threading
+from concurrent.futures import ThreadPoolExecutor
+
+import pytest
+
+from games import matchfile
+
+from .liveserver import Phone, hidden, query, serve
+
+ROUNDS = 10
+CLUB = {"upcard": "clubs", "t0": "2", "t1": "1", "t2": "1", "t3": "1"}
+OTHER_CLUB = {"upcard": "clubs", "t0": "1", "t1": "2", "t2": "1", "t3": "1"}
+ORDERED = {"upcard": "hearts", "maker": "1", "trump": "hearts", "dropped": "Cat"}
+ORDERED |= {"t0": "0", "t1": "3", "t3": "2"}
+SWEEP = {"upcard": "hearts", "maker": "1", "trump": "hearts", "dropped": ["Ann", "Cat", "Dan"]}
+SWEEP |= {"t1": "5"}
+
+
+@pytest.fixture(scope="module")
+def server():
+    with serve(workers=4) as (base, database):
+        Phone(base, "table", signup=True)
+        yield base, database
+
+
+@pytest.fixture
+def phones(server):
+    base, _ = server
+    return Phone(base, "table"), Phone(base, "table")
+
+
+def at_once(*writes):
+    """Run the writes on threads released together; their responses, in order."""
+    start = threading.Barrier(len(writes))
+
+    def run(write):
+        start.wait()
+        return write()
+
+    with ThreadPoolExecutor(len(writes)) as pool:
+        return list(pool.map(run, writes))
+
+
+def stored(server, phone: Phone, match: int) -> list[dict]:
+    """The match's hands as stored, after checking that the match is whole and sound."""
+    _, database = server
+    data = phone.exported(match)
+    _, state, _ = matchfile.load(data)  # raises if any stored hand breaks a rule
+    numbers = query(database, f"SELECT number FROM games_hand WHERE match_id = {match}")
+    assert sorted(n for (n,) in numbers) == list(range(1, len(data["hands"]) + 1))
+    [(finished,)] = query(database, f"SELECT finished FROM games_match WHERE id = {match}")
+    assert (finished is not None) == state.finished
+    return data["hands"]
+
+
+def with_hands(phone: Phone, hands) -> int:
+    match = phone.new_match()
+    for hand in hands:
+        assert phone.save(match, phone.page(match), hand).status_code == 200
+    return match
+
+
+def test_a_double_tap_is_a_success_stored_once(server, phones):
+    a, _ = phones
+    for _ in range(ROUNDS):
+        match = a.new_match()
+        page = a.page(match)
+        answers = at_once(lambda: a.save(match, page, CLUB), lambda: a.save(match, page, CLUB))
+        assert [r.status_code for r in answers] == [200, 200]
+        assert len(stored(server, a, match)) == 1
+
+
+def test_two_phones_saving_different_hands_at_once_one_wins_the_other_hears_409(server, phones):
+    a, b = phones
+    for _ in range(ROUNDS):
+        match = a.new_match()
+        page_a, page_b = a.page(match), b.page(match)
+        answers = at_once(
+            lambda: a.save(match, page_a, CLUB), lambda: b.save(match, page_b, ORDERED)
+        )
+        codes = [r.status_code for r in answers]
+        assert sorted(codes) == [200, 409]
+        winner = [CLUB, ORDERED][codes.index(200)]
+        [hand] = stored(server, a, match)
+        assert hand["upcard"] == winner["upcard"]
+        loser = answers[codes.index(409)].text
+        assert "Hand 1 was saved on another phone." in loser
+
+
+def test_a_stale_page_never_overwrites_and_its_entry_saves_as_the_next_hand(server, phones):
+    a, b = phones
+    match = a.new_match()
+    page_b = b.page(match)  # drawn before A saves
+    assert a.save(match, a.page(match), CLUB).status_code == 200
+    check = b.post(match, "hands/check/", {**hidden(page_b, 'id="hand-form"'), "upcard": "hearts"})
+    assert check.status_code == 409 and "Save changes" not in check.text
+    refused = b.save(match, page_b, ORDERED)
+    assert refused.status_code == 409 and "save it as hand 2" in refused.text
+    assert b.save(match, refused.text, ORDERED).status_code == 200  # B chooses to save it
+    hands = stored(server, a, match)
+    assert [h["upcard"] for h in hands] == ["clubs", "hearts"]
+
+
+def test_an_edit_racing_a_save_leaves_a_sound_match(server, phones):
+    a, b = phones
+    for _ in range(ROUNDS):
+        match = with_hands(a, [CLUB] * 5)
+        edit_page, board = a.page(match, "hands/3/"), b.page(match)
+        answers = at_once(
+            lambda: a.edit(match, 3, edit_page, {**OTHER_CLUB, "number": "3"}),
+            lambda: b.save(match, board, ORDERED),
+        )
+        codes = sorted(r.status_code for r in answers)
+        assert codes == [200, 409]
+        hands = stored(server, a, match)
+        edited = hands[2]["tricks"]["Bob"] == 2
+        assert edited != (len(hands) == 6)  # exactly one of the two landed
+
+
+def test_an_undo_racing_a_save_leaves_no_gap(server, phones):
+    a, b = phones
+    for _ in range(ROUNDS):
+        match = with_hands(a, [CLUB] * 3)
+        page_a, page_b = a.page(match), b.page(match)
+        answers = at_once(lambda: a.undo(match, page_a), lambda: b.save(match, page_b, ORDERED))
+        assert sorted(r.status_code for r in answers) == [200, 409]
+        assert len(stored(server, a, match)) in (2, 4)
+
+
+def test_an_undo_racing_the_winning_hand_keeps_finished_true_to_the_hands(server, phones):
+    a, b = phones
+    for _ in range(ROUNDS):
+        match = with_hands(a, [CLUB] * 2)
+        page_a, page_b = a.page(match), b.page(match)
+        answers = at_once(lambda: a.undo(match, page_a), lambda: b.save(match, page_b, SWEEP))
+        assert sorted(r.status_code for r in answers) == [200, 409]
+        assert len(stored(server, a, match)) in (1, 3)
+
+
+def test_pages_read_while_hands_are_edited_never_fail(server, phones):
+    a, b = phones
+    match = with_hands(a, [CLUB] * 4)
+    stop = threading.Event()
+    failures = []
+
+    def read():
+        while not stop.is_set():
+            for path in ("", "hands/2/"):
+                response = b.http.get(f"{b.base}/matches/{match}/{path}")
+                if response.status_code >= 500:
+                    failures.append(response.status_code)
+
+    reader = threading.Thread(target=read)
+    reader.start()
+    try:
+        for i in range(30):
+            hand = [CLUB, OTHER_CLUB][i % 2]
+            response = a.edit(match, 2, a.page(match, "hands/2/"), {**hand, "number": "2"})
+            assert response.status_code == 200
+    finally:
+        stop.set()
+        reader.join()
+    assert failures == []
+    stored(server, a, match)
