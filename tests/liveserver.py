@@ -77,35 +77,35 @@ def serve(workers: int = 4):
             check=True,
         )
         port = _free_port()
-        log = tempfile.TemporaryFile()
-        server = subprocess.Popen(
-            [sys.executable, "-m", "gunicorn", "scorekeeper.wsgi", "--workers", str(workers)]
-            + ["--bind", f"127.0.0.1:{port}", "--timeout", "60"],
-            cwd=ROOT,
-            env=env,
-            stdout=log,
-            stderr=log,
-        )
-        base = f"http://127.0.0.1:{port}"
-        try:
-            for _ in range(300):
-                try:
-                    requests.get(base + "/accounts/login/", timeout=5)
-                    break
-                except requests.ConnectionError:
-                    time.sleep(0.1)
-            yield base, database
-        finally:
-            server.terminate()
+        with tempfile.TemporaryFile() as log:
+            server = subprocess.Popen(
+                [sys.executable, "-m", "gunicorn", "scorekeeper.wsgi", "--workers", str(workers)]
+                + ["--bind", f"127.0.0.1:{port}", "--timeout", "60"],
+                cwd=ROOT,
+                env=env,
+                stdout=log,
+                stderr=log,
+            )
+            base = f"http://127.0.0.1:{port}"
             try:
-                server.wait(10)
-            except subprocess.TimeoutExpired:
-                server.kill()
-                server.wait()
-            log.seek(0)
-            errors = log.read().decode(errors="replace")
-            if "Traceback" in errors:
-                print(errors, file=sys.stderr)  # shown with a failing test
+                for _ in range(300):
+                    try:
+                        requests.get(base + "/accounts/login/", timeout=5)
+                        break
+                    except requests.ConnectionError:
+                        time.sleep(0.1)
+                yield base, database
+            finally:
+                server.terminate()
+                try:
+                    server.wait(10)
+                except subprocess.TimeoutExpired:
+                    server.kill()
+                    server.wait()
+                log.seek(0)
+                errors = log.read().decode(errors="replace")
+                if "Traceback" in errors:
+                    print(errors, file=sys.stderr)  # shown with a failing test
 
 
 def hidden(html: str, form: str) -> dict:
