@@ -137,10 +137,11 @@ class Phone:
         response = self.http.post(base + path, data, allow_redirects=False)
         assert response.status_code == 302, response.text[:500]
 
-    def new_match(self, preset: str = "standard", names=NAMES) -> int:
+    def new_match(self, preset: str = "standard", names=NAMES, **house_rules) -> int:
         page = self.http.get(self.base + "/matches/new/").text
         seats = {f"seat_{i}": name for i, name in enumerate(names)}
-        data = {**hidden(page, 'method="post"'), **NEW_MATCH, "preset": preset, **seats}
+        rules = {f"rule_{name}": value for name, value in house_rules.items()}
+        data = {**hidden(page, 'method="post"'), **NEW_MATCH, "preset": preset, **seats, **rules}
         response = self.http.post(self.base + "/matches/new/", data, allow_redirects=False)
         return int(re.search(r"/matches/(\d+)/", response.headers["Location"]).group(1))
 

@@ -1,0 +1,121 @@
+"""Twelve phones at three tables for 30 s, against gunicorn with 4 workers.
+
+Each phone loops over random page loads, saves, edits and undos, often from a page that
+another phone has made stale. Prints, for SQLite and for PostgreSQL (when DATABASE_URL or the
+local server at 127.0.0.1:5432 is there): requests, successes, 409s, server errors, and whether
+every match still replays cleanly with hands numbered 1..k and `finished` true to them.
+Run with `.venv/bin/python bench/race_bench.py [SECONDS]`.
+"""
+
+import os
+import random
+import sys
+import threading
+import time
+from collections import Counter
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from games import matchfile  # noqa: E402
+from tests.liveserver import Phone, query, serve  # noqa: E402
+
+SECONDS = float(sys.argv[1]) if len(sys.argv) > 1 else 30.0
+TABLES, PHONES = 3, 4
+POSTGRES = "postgres://postgres@127.0.0.1:5432/postgres"
+
+
+def random_hand(rnd: random.Random) -> dict:
+    if rnd.random() < 0.5:
+        spread = [(2, 1, 1, 1), (1, 2, 1, 1), (0, 2, 2, 1), (1, 1, 1, 2)]
+        tricks = (5, 0, 0, 0) if rnd.random() < 0.01 else rnd.choice(spread)  # a rare sweep
+        return {"upcard": "clubs", **{f"t{i}": str(n) for i, n in enumerate(tricks)}}
+    maker = rnd.randrange(4)
+    out = (maker + 1) % 4
+    others = [i for i in range(4) if i not in (maker, out)]
+    hand = {"upcard": "hearts", "maker": str(maker), "trump": "hearts"}
+    hand |= {"dropped": ["Ann", "Bob", "Cat", "Dan"][out], f"t{maker}": "3"}
+    return hand | {f"t{others[0]}": "1", f"t{others[1]}": "1"}
+
+
+def phone_loop(phone: Phone, match: int, seed: int, until: float, counts: Counter, lock):
+    rnd = random.Random(seed)
+    page = phone.page(match)
+    while time.monotonic() < until:
+        roll = rnd.random()
+        if roll < 0.25 or 'id="hand-form"' not in page:  # a finished match shows no Save
+            response = phone.http.get(f"{phone.base}/matches/{match}/")
+            page = response.text
+        elif roll < 0.65:
+            response = phone.save(match, page, random_hand(rnd))
+        elif roll < 0.88:
+            hands = page.count('class="hand-row"')
+            if not hands:
+                continue
+            number = rnd.randint(1, hands)
+            edit = phone.page(match, f"hands/{number}/")
+            hand = {**random_hand(rnd), "number": str(number)}
+            response = phone.edit(match, number, edit, hand)
+        elif "hands/undo/" in page:
+            response = phone.undo(match, page)
+        else:
+            continue
+        if response.status_code in (200, 409) and 'id="board"' in response.text:
+            page = response.text  # the board as the answer drew it, as htmx would show it
+        with lock:
+            counts["requests"] += 1
+            code = response.status_code
+            counts["5xx" if code >= 500 else "409" if code == 409 else f"{code // 100}xx"] += 1
+
+
+def sound(phone: Phone, database: str, match: int) -> bool:
+    try:
+        data = phone.exported(match)
+        _, state, _ = matchfile.load(data)
+    except Exception:
+        return False
+    numbers = sorted(
+        n for (n,) in query(database, f"SELECT number FROM games_hand WHERE match_id = {match}")
+    )
+    [(finished,)] = query(database, f"SELECT finished FROM games_match WHERE id = {match}")
+    return numbers == list(range(1, len(data["hands"]) + 1)) and (
+        (finished is not None) == state.finished
+    )
+
+
+def run(label: str) -> None:
+    with serve(workers=4) as (base, database):
+        Phone(base, "bench", signup=True)
+        owner = Phone(base, "bench")
+        matches = [owner.new_match(starting_score=200) for _ in range(TABLES)]
+        counts, lock = Counter(), threading.Lock()
+        phones = [Phone(base, "bench") for _ in range(TABLES * PHONES)]
+        until = time.monotonic() + SECONDS
+        threads = [
+            threading.Thread(
+                target=phone_loop, args=(phone, matches[i % TABLES], i, until, counts, lock)
+            )
+            for i, phone in enumerate(phones)
+        ]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        whole = sum(sound(owner, database, m) for m in matches)
+        hands = [len(owner.exported(m)["hands"]) for m in matches]
+    print(
+        f"{label:<11} {counts['requests']:>8} {counts['2xx']:>6} {counts['409']:>6} "
+        f"{counts['5xx']:>5} {counts['4xx']:>5}   {whole}/{len(matches)} sound, hands {hands}"
+    )
+
+
+if __name__ == "__main__":
+    print(
+        f"{TABLES * PHONES} phones at {TABLES} tables for {SECONDS:.0f} s, gunicorn with 4 workers"
+    )
+    print(f"{'database':<11} {'requests':>8} {'2xx':>6} {'409':>6} {'5xx':>5} {'4xx':>5}")
+    os.environ.pop("DATABASE_URL", None)
+    run("SQLite")
+    os.environ["DATABASE_URL"] = os.environ.get("BENCH_POSTGRES", POSTGRES)
+    run("PostgreSQL")
