@@ -292,3 +292,67 @@ def test_a_hand_can_be_entered_without_javascript(browser, live_server):
     expect(page).to_have_url(re.compile(r"/matches/\d+/$"))
     assert scores(page) == {"Ann": 30, "Bob": 22, "Cat": 25, "Dan": 23}
     context.close()
+
+
+# --- Two phones, one match ----------------------------------------------------------------------
+
+
+def log_in(page: Page, base: str, name: str):
+    page.goto(base + "/accounts/login/")
+    page.fill("#id_username", name)
+    page.fill("#id_password", "card-table-42")
+    page.get_by_role("button", name="Log in").click()
+    expect(page.get_by_role("link", name="New match")).to_be_visible()
+
+
+def test_a_stale_phone_keeps_its_entry_and_saves_it_as_the_next_hand(
+    browser, page: Page, live_server
+):
+    base = live_server.url
+    sign_up(page, base, "phones")
+    new_match(page, "Standard", ["Ann", "Bob", "Cat", "Dan"], "Dan")
+    other = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True)
+    phone_b = other.new_page()
+    log_in(phone_b, base, "phones")
+    phone_b.goto(page.url)
+    # B starts entering a hand; meanwhile A saves hand 1.
+    tap(phone_b, "upcard", "hearts")
+    tap(phone_b, "makers", "Bob")
+    expect(phone_b.locator("fieldset.drops")).to_be_visible()
+    enter_hand(page, "clubs", tricks={"Ann": 2, "Bob": 1, "Cat": 1, "Dan": 1})
+    assert scores(page) == {"Ann": 23, "Bob": 24, "Cat": 24, "Dan": 24}
+    # B's next tap finds the match moved on: the board as it is now, and B's entry kept.
+    tap(phone_b, "drops", "Cat")
+    expect(phone_b.get_by_role("alert")).to_contain_text("Hand 1 was saved on another phone.")
+    expect(phone_b.locator(".scores")).to_contain_text("23")
+    expect(phone_b.locator("#hand-form input[name=upcard][value=hearts]")).to_be_checked()
+    expect(phone_b.locator("#hand-form input[name=maker][value='1']")).to_be_checked()
+    expect(phone_b.locator("#hand-form input[name=dropped][value=Cat]")).to_be_checked()
+    snap(phone_b, "stale-phone")
+    for name, n in {"Bob": 3, "Dan": 2}.items():
+        for _ in range(n):
+            phone_b.get_by_role("button", name=f"One trick more for {name}").click()
+    expect(phone_b.locator(".status .preview")).to_be_visible()
+    phone_b.get_by_role("button", name="Save hand 2").click()
+    expect(phone_b.get_by_role("button", name="Undo hand 2")).to_be_visible()
+    assert scores(phone_b) == {"Ann": 28, "Bob": 21, "Cat": 24, "Dan": 22}
+    other.close()
+
+
+def test_a_tap_while_save_is_on_its_way_waits_for_the_next_hand(page: Page, live_server):
+    sign_up(page, live_server.url, "slow")
+    new_match(page, "Standard", ["Ann", "Bob", "Cat", "Dan"], "Dan")
+    cdp = page.context.new_cdp_session(page)
+    slow = {"offline": False, "latency": 600, "downloadThroughput": -1, "uploadThroughput": -1}
+    cdp.send("Network.emulateNetworkConditions", slow)
+    tap(page, "upcard", "clubs")
+    for name in ("Ann", "Ann", "Bob", "Cat", "Dan"):
+        page.get_by_role("button", name=f"One trick more for {name}").click()
+    expect(page.locator(".status .preview")).to_be_visible()
+    page.get_by_role("button", name="Save hand 1").click()
+    tap(page, "upcard", "spades")  # the next hand's upcard, tapped before the board is back
+    expect(page.get_by_role("button", name="Undo hand 1")).to_be_visible()
+    expect(page.locator("#hand-form legend").first).to_contain_text("Ann deals")
+    expect(page.locator("#hand-form input[name=upcard][value=spades]")).to_be_checked()
+    expect(page.locator("fieldset.makers")).to_be_visible()
+    expect(page.locator(".scores .points")).to_have_text(["23", "24", "24", "24"])

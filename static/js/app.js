@@ -17,10 +17,12 @@ document.addEventListener("click", (event) => {
 
 // A Save on its way is never cancelled by the next tap, and that tap is not lost: taps on the
 // hand form wait until the Save's answer has drawn the next form, then land on it.
-let held = null;
-const isSave = (elt) => elt?.matches?.("button.save");
+let held = null; // taps waiting for a Save's answer, or null when no Save is on its way
+let saving = null; // that Save's request (htmx reports its end from wherever it can)
 document.addEventListener("htmx:beforeRequest", (event) => {
-  if (isSave(event.detail.elt)) held = [];
+  if (!event.detail.elt.matches?.("button.save")) return;
+  held = [];
+  saving = event.detail.xhr;
 });
 document.addEventListener(
   "click",
@@ -34,16 +36,16 @@ document.addEventListener(
 );
 function releaseHeld() {
   const taps = held || [];
-  held = null;
+  held = saving = null;
   for (const [name, value] of taps) {
     const selector = `#hand-form input[name="${CSS.escape(name)}"][value="${CSS.escape(value)}"]`;
     document.querySelector(selector)?.click();
   }
 }
 document.addEventListener("htmx:afterRequest", (event) => {
-  if (!isSave(event.detail.elt) || held === null) return;
+  if (held === null || event.detail.xhr !== saving) return;
   // An answer that swapped lands the taps once it has settled; a failed one, at once.
-  if (event.detail.successful && event.detail.xhr?.status !== 204) held.landing = true;
+  if (event.detail.successful) held.landing = true;
   else releaseHeld();
 });
 document.addEventListener("htmx:afterSettle", () => {
