@@ -6,6 +6,7 @@ scores, dealer, winners and payouts are folded from the hands by the rules engin
 
 from __future__ import annotations
 
+import secrets
 from decimal import Decimal
 
 from django.conf import settings
@@ -38,6 +39,10 @@ class Suit(models.TextChoices):
 
 
 PRESET_CHOICES = [(p.name, p.label) for p in rules.PRESETS.values()]
+
+
+def new_share_token() -> str:
+    return secrets.token_urlsafe(16)
 
 
 class Player(models.Model):
@@ -91,6 +96,9 @@ class Match(models.Model):
     # Moves on every change of the hands, and on nothing else: the forms carry the version
     # their page was drawn from, and a write from an older page is refused (`Stale`).
     version = models.PositiveIntegerField(default=0)
+    # The read-only link to the board for the other phones at the table; a new token revokes
+    # the old link.
+    share_token = models.CharField(max_length=32, unique=True, default=new_share_token)
 
     objects = MatchQuerySet.as_manager()
 
@@ -112,6 +120,14 @@ class Match(models.Model):
 
     def get_absolute_url(self) -> str:
         return reverse("games:match_detail", args=[self.pk])
+
+    def get_share_url(self) -> str:
+        return reverse("games:match_shared", args=[self.share_token])
+
+    def new_share_link(self) -> None:
+        """Revoke the read-only link: whoever had it sees nothing more."""
+        self.share_token = new_share_token()
+        self.save(update_fields=["share_token"])
 
     @property
     def label(self) -> str:

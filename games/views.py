@@ -1,14 +1,19 @@
 from __future__ import annotations
 
+import functools
 import json
 from dataclasses import replace
 
+import segno
+from django import forms
 from django.contrib import messages
 from django.contrib.auth import login
 from django.contrib.auth.decorators import login_required
+from django.core.exceptions import ValidationError
 from django.core.paginator import Paginator
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render, resolve_url
+from django.utils.safestring import mark_safe
 from django.views.decorators.http import require_http_methods, require_POST
 from django.views.decorators.vary import vary_on_headers
 from django_htmx.http import HttpResponseClientRedirect, reswap, retarget
@@ -24,7 +29,7 @@ from games.forms import (
     house_rules_words,
     stakes_text,
 )
-from games.models import Match, Player, Stale
+from games.models import MAX_HANDS, Match, Player, Stale
 
 
 def _partial(request: HttpRequest, template: str, partial: str) -> str:
@@ -67,15 +72,18 @@ def _describe(hand: rules.Hand, state: rules.MatchState) -> str:
     return f"{turned} · {made}{out}"
 
 
-def _summary(match: Match) -> dict:
+HISTORY_SHOWN = 5  # the latest hands under the board; the rest on demand
+
+
+def _summary(match: Match, replayed=None, all_hands: bool = False) -> dict:
     """Everything a page shows about a match, folded once by the engine."""
-    state, results = match.replay()
+    state, results = replayed or match.replay()
     stakes = match.stakes()
     payments, net = rules.settle(state, stakes)
     must_play = state.must_play()
     start = match.start()
     history = []
-    for result in results:
+    for result in results if all_hands else results[-HISTORY_SHOWN:]:
         history.append(
             {
                 "number": result.number,
@@ -114,14 +122,49 @@ def _board(
     form: HandForm | None = None,
     notice: str | None = None,
     status: int = 200,
+    replayed=None,
 ) -> HttpResponse:
-    context = _summary(match)
+    all_hands = request.GET.get("hands") == "all"
+    context = _summary(match, replayed, all_hands)
     state = context["state"]
     if form is None and not state.finished:
         form = HandForm(state, initial={"number": state.hands + 1, "version": match.version})
-    context.update(form=form, number=state.hands + 1, notice=notice)
-    template = _partial(request, "games/match_detail.html", "board")
-    return render(request, template, context, status=status)
+    share_url = request.build_absolute_uri(match.get_share_url())
+    context.update(
+        form=form,
+        number=state.hands + 1,
+        notice=notice,
+        history_url=match.get_absolute_url() + "?hands=all",
+        share_url=share_url,
+        share_qr=lambda: _qr(share_url),  # drawn only where the page shows it
+    )
+    region = "hands" if all_hands else "board"
+    template = _partial(request, "games/match_detail.html", region)
+    response = render(request, template, context, status=status)
+    if "v" in request.GET:  # a poll: what changed, for a phone in the middle of a hand
+        response["X-Board-Change"] = _what_changed(_count(request.GET.get("n")), state.hands)
+    return response
+
+
+def _count(text) -> int | None:
+    try:
+        return forms.IntegerField(min_value=0, max_value=MAX_HANDS).clean(text)
+    except ValidationError:
+        return None
+
+
+@functools.lru_cache(maxsize=64)
+def _qr(url: str) -> str:
+    return mark_safe(segno.make(url, error="m").svg_inline(scale=5, dark="#000", light="#fff"))
+
+
+def _unchanged(request: HttpRequest, matches) -> bool:
+    """A live board's poll (`?v=` the version it shows) for a match whose hands are as
+    they were: answered 204 from one small query, with no replay."""
+    if not request.htmx or "v" not in request.GET:
+        return False
+    version = get_object_or_404(matches.values_list("version", flat=True))
+    return request.GET["v"] == str(version)
 
 
 def _numbers(first: int, last: int) -> str:
@@ -256,7 +299,34 @@ def _move_up(form: MatchForm, seat: str):
 @require_http_methods(["GET"])
 @vary_on_headers("HX-Request")
 def match_detail(request: HttpRequest, pk: int) -> HttpResponse:
+    if _unchanged(request, Match.objects.filter(pk=pk, owner=request.user)):
+        return HttpResponse(status=204)
     return _board(request, _get_match(request, pk))
+
+
+@require_http_methods(["GET"])
+@vary_on_headers("HX-Request")
+def match_shared(request: HttpRequest, token: str) -> HttpResponse:
+    """The read-only board behind a share link: no account, nothing to change, and it
+    follows the match by itself."""
+    matches = Match.objects.filter(share_token=token)
+    if _unchanged(request, matches):
+        return HttpResponse(status=204)
+    match = get_object_or_404(matches.with_hands())
+    all_hands = request.GET.get("hands") == "all"
+    context = _summary(match, all_hands=all_hands)
+    context.update(viewer=True, history_url=match.get_share_url() + "?hands=all")
+    template = _partial(request, "games/match_shared.html", "hands" if all_hands else "board")
+    return render(request, template, context)
+
+
+@login_required
+@require_POST
+def match_share(request: HttpRequest, pk: int) -> HttpResponse:
+    match = _get_match(request, pk)
+    match.new_share_link()
+    messages.info(request, "A new link to the board; the old one no longer works.")
+    return redirect(match.get_absolute_url() + "#share")
 
 
 @login_required

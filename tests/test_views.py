@@ -818,3 +818,90 @@ def test_a_match_holds_at_most_the_hand_cap(user):
     with pytest.raises(rules.RuleError, match="at most 1,000 hands"):
         match.record([CLUB] * (MAX_HANDS + 1))
     assert not Hand.objects.filter(match=match).exists()
+
+
+# --- A live board on every phone -----------------------------------------------------------
+
+
+def test_the_share_link_shows_the_board_to_anyone_and_offers_nothing_to_change(client, user):
+    sweep = GameHand("hearts", "hearts", "Bob", None, ("Ann", "Cat", "Dan"), {"Bob": 5})
+    match = make_match(user, stakes=rules.Stakes(per_game=100), hands=[CLUB, sweep])
+    html = client.get(match.get_share_url()).content.decode()
+    assert "Bob" in html and "wins" in html and "Took all five tricks." in html
+    assert "<strong>Ann</strong> pays <strong>Bob</strong>" in html  # who pays whom
+    assert 'class="rules-summary"' in html and "Bob ordered up" in html  # rules, history
+    for control in ('id="hand-form"', "hands/undo/", "Edit hand", "Rematch", "/export/"):
+        assert control not in html, control
+
+
+def test_the_viewer_can_write_nothing(client, user):
+    match = make_match(user, hands=[CLUB])
+    client.get(match.get_share_url())
+    writes = [
+        ("hand_create", (match.pk,), drawn(match, CLUB_POST, number="2")),
+        ("hand_check", (match.pk,), drawn(match, CLUB_POST, number="2")),
+        ("hand_edit", (match.pk, 1), drawn(match, CLUB_POST, t0="1", t1="2")),
+        ("hand_undo", (match.pk,), drawn(match, number="1")),
+        ("match_share", (match.pk,), {}),
+        ("match_rematch", (match.pk,), {}),
+        ("match_delete", (match.pk,), {}),
+    ]
+    for name, args, data in writes:
+        response = client.post(url(name, *args), data)
+        assert response.status_code == 302 and "/accounts/login/" in response["Location"]
+    token = match.share_token
+    match.refresh_from_db()
+    assert match.game_hands() == [CLUB] and match.share_token == token and match.version == 1
+
+
+def test_a_new_share_link_revokes_the_old_one_and_leaves_the_version(client_in, client, user):
+    match = make_match(user, hands=[CLUB])
+    old = match.get_share_url()
+    response = client_in.post(url("match_share", match.pk))
+    assert response["Location"] == match.get_absolute_url() + "#share"
+    match.refresh_from_db()
+    assert client.get(old).status_code == 404
+    assert client.get(match.get_share_url()).status_code == 200
+    assert match.version == 1
+
+
+def test_the_scoreboard_offers_the_share_link_as_a_qr_code(client_in, user):
+    match = make_match(user)
+    html = client_in.get(match.get_absolute_url()).content.decode()
+    assert f"http://testserver{match.get_share_url()}" in html and "<svg" in html
+
+
+@pytest.mark.parametrize("shared", [True, False])
+def test_an_unchanged_match_answers_a_poll_204_from_one_query(client_in, user, shared):
+    match = make_match(user, hands=[CLUB])
+    path = match.get_share_url() if shared else match.get_absolute_url()
+    client_in.get(path)
+    with CaptureQueriesContext(connection) as ctx:
+        response = client_in.get(path, {"v": "1", "n": "1"}, **HX)
+    assert response.status_code == 204 and response.content == b""
+    match_queries = [q for q in ctx.captured_queries if "games_" in q["sql"]]
+    assert len(match_queries) == 1
+    client_in.post(url("hand_create", match.pk), drawn(match, CLUB_POST, number="2"))
+    response = client_in.get(path, {"v": "1", "n": "1"}, **HX)
+    assert response.status_code == 200 and 'id="board"' in response.content.decode()
+    if not shared:
+        assert response["X-Board-Change"] == "Hand 2 was saved on another phone."
+
+
+def test_the_board_shows_the_latest_hands_and_the_rest_on_demand(client_in, user):
+    match = make_match(user, starting_score=100, hands=[CLUB] * 12)
+    board = client_in.get(match.get_absolute_url(), **HX).content.decode()
+    assert board.count('class="hand-row"') == 5 and "Show all 12 hands" in board
+    rest = client_in.get(match.get_absolute_url(), {"hands": "all"}, **HX).content.decode()
+    assert rest.count('class="hand-row"') == 12 and "<html" not in rest
+    shared = client_in.get(match.get_share_url(), {"hands": "all"}).content.decode()
+    assert shared.count('class="hand-row"') == 12 and "<html" in shared
+
+
+def test_a_saves_answer_does_not_grow_with_the_match(client_in, user):
+    def answer(n):
+        match = make_match(user, starting_score=1000, hands=[CLUB] * n)
+        data = drawn(match, CLUB_POST, number=str(n + 1))
+        return len(client_in.post(url("hand_create", match.pk), data, **HX).content)
+
+    assert answer(60) < answer(3) * 1.2

@@ -52,6 +52,37 @@ document.addEventListener("htmx:afterSettle", () => {
   if (held?.landing) releaseHeld();
 });
 
+// Live boards ([data-poll]) ask every few seconds whether the match changed; an unchanged
+// match answers 204 and nothing moves. They never ask from a hidden tab, and ask at once when
+// it shows again. A changed board never wipes a hand being entered: the phone says so instead,
+// and "Show it" checks the hand, which brings the board with the entry kept.
+document.addEventListener("htmx:beforeRequest", (event) => {
+  if (document.hidden && event.detail.elt.matches?.("[data-poll]")) event.preventDefault();
+});
+document.addEventListener("visibilitychange", () => {
+  if (document.hidden) return;
+  document.querySelectorAll("[data-poll]").forEach((elt) => htmx.trigger(elt, "poll-now"));
+});
+document.addEventListener("htmx:beforeSwap", (event) => {
+  if (!event.detail.elt.matches?.("[data-poll]") || event.detail.xhr.status !== 200) return;
+  const form = document.getElementById("hand-form");
+  if (!form?.querySelector("input[name=upcard]:checked")) return;
+  event.detail.shouldSwap = false;
+  let box = form.querySelector(".saved-elsewhere");
+  if (!box) {
+    box = document.createElement("p");
+    box.className = "notice saved-elsewhere";
+    box.setAttribute("role", "status");
+    form.prepend(box);
+  }
+  const show = document.createElement("button");
+  show.type = "button";
+  show.className = "link";
+  show.textContent = "Show it";
+  show.addEventListener("click", () => htmx.trigger(form, "change"));
+  box.replaceChildren(`${event.detail.xhr.getResponseHeader("X-Board-Change")} `, show);
+});
+
 // A dropped connection or a server error must not look like nothing happened: say so, and
 // leave everything typed where it is so that the next tap on Save sends it again.
 function showProblem(text) {
