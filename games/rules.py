@@ -55,7 +55,7 @@ class Ruleset:
     min_bid: int = 2
     all_pass: str = NO_TRUMP_HAND
     no_drop_at_or_below: int | None = None
-    set_penalty: int = 5
+    set_penalty: int | None = 5  # None: no set, the maker just counts tricks (§4)
     zero_trick_penalty: int = 5
     sweep_wins: bool = True
     lone_maker_sweeps: bool = True
@@ -110,7 +110,7 @@ OPTION_CHECKS = {
     "min_bid": (_int(1, TRICKS), "a number from 1 to 5"),
     "all_pass": (_one_of(NO_TRUMP_HAND, REDEAL), '"no_trump" or "redeal"'),
     "no_drop_at_or_below": (_int(nullable=True), "a whole number or null"),
-    "set_penalty": (_int(0), "a whole number of 0 or more"),
+    "set_penalty": (_int(0, nullable=True), "a whole number of 0 or more, or null"),
     "zero_trick_penalty": (_int(0), "a whole number of 0 or more"),
     "sweep_wins": (lambda v: isinstance(v, bool), "true or false"),
     "lone_maker_sweeps": (lambda v: isinstance(v, bool), "true or false"),
@@ -552,20 +552,38 @@ def score_hand(state: MatchState, hand: Hand) -> dict:
     return _outcome(state, hand)[0]
 
 
+def maker_of(state: MatchState, hand: Hand) -> tuple[str | None, int | None]:
+    """Who made trump in a hand and the tricks they needed (§2); (None, None) with no maker."""
+    if hand.passed or hand.trump == NO_TRUMP:
+        return None, None
+    shape = state.shape(hand.upcard)
+    if shape.automatic:
+        return shape.maker, shape.needs
+    return hand.maker, hand.bid if shape.asks_bid else state.ruleset.maker_needs
+
+
+def maker_was_set(state: MatchState, hand: Hand) -> bool:
+    """Whether the hand's maker was set: took fewer than they needed, where sets count (§4)."""
+    maker, needs = maker_of(state, hand)
+    if maker is None or state.ruleset.set_penalty is None:
+        return False
+    return hand.tricks[maker] < needs
+
+
 def _outcome(state: MatchState, hand: Hand) -> tuple[dict, list]:
     """The changes of score of a checked hand, and who fell short in it (§4, §6)."""
     r = state.ruleset
     changes = dict.fromkeys(state.players, 0)
     short = []
-    shape = state.shape(hand.upcard)
-    maker = hand.maker if hand.maker is not None else shape.maker
-    needs = shape.needs if shape.automatic else (hand.bid if shape.asks_bid else r.maker_needs)
+    maker, needs = maker_of(state, hand)
     for p, took in hand.tricks.items():
-        made = took >= needs if p == maker else took > 0
+        # With no set penalty the maker is scored like everyone else who played (§4).
+        set_maker = p == maker and r.set_penalty is not None
+        made = took >= needs if set_maker else took > 0
         if made:
             changes[p] = -took
         else:
-            changes[p] = r.set_penalty if p == maker else r.zero_trick_penalty
+            changes[p] = r.set_penalty if set_maker else r.zero_trick_penalty
             short.append(p)
     return changes, short
 

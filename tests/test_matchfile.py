@@ -101,6 +101,33 @@ def test_a_rules_object_overrides_the_preset():
     assert match.ruleset.ties == "share" and match.preset == "standard"
 
 
+@pytest.mark.parametrize(
+    "set_penalty, bob, sets",
+    [
+        (5, 5, {"Ann": 0, "Bob": 1, "Cat": 0, "Dan": 1}),
+        (None, -2, {"Ann": 0, "Bob": 0, "Cat": 0, "Dan": 1}),
+    ],
+)
+def test_a_rules_object_may_play_without_sets(set_penalty, bob, sets):
+    short = {**HAND, "tricks": {"Ann": 2, "Bob": 2, "Cat": 1, "Dan": 0}}
+    doc = example(
+        rules={"preset": "standard", "set_penalty": set_penalty},
+        stakes={"per_set": "0.25"},
+        hands=[short],
+    )
+    match, state, results = matchfile.load(json.dumps(doc))
+    assert results[0].changes == {"Ann": -2, "Bob": bob, "Cat": -1, "Dan": 5}
+    assert state.sets == sets
+    assert matchfile.parse(json.dumps(matchfile.dump(match))) == match
+
+
+def test_a_null_set_penalty_is_written_out_as_null():
+    doc = example(rules={"preset": "spades-21", "set_penalty": None}, hands=[])
+    match = matchfile.parse(json.dumps(doc))
+    text = json.dumps(matchfile.dump(match))
+    assert '"rules": {"preset": "spades-21", "set_penalty": null}' in text
+
+
 def test_a_redealt_hand_moves_the_deal_and_scores_nothing():
     doc = example(
         rules="dirty-clubs",
@@ -146,6 +173,7 @@ BAD_FILES = [
     (example(rules={"preset": "standard", "colour": "red"}), None, "bad_rules"),
     (example(rules={"preset": "standard", "maker_needs": 9}), None, "bad_rules"),
     (example(rules={"preset": "standard", "sweep_wins": "yes"}), None, "bad_rules"),
+    (example(rules={"preset": "standard", "set_penalty": "none"}), None, "bad_rules"),
     (example(rules={"ties": "share"}), None, "bad_rules"),
     (example(players=["Ann", "Bob", "Cat"]), None, "bad_table"),
     (example(players=["Ann", "Bob", "Ann", "Dan"]), None, "bad_table"),
@@ -207,7 +235,9 @@ presets = st.sampled_from(sorted(rules.PRESETS))
 @given(presets, st.integers(0, 2**32))
 def test_parse_of_dump_is_the_same_match(preset, seed):
     rnd = random.Random(seed)
-    overrides = rnd.choice([{}, {"ties": "share"}, {"set_penalty": 3, "players": [3, 4]}])
+    overrides = rnd.choice(
+        [{}, {"ties": "share"}, {"set_penalty": 3, "players": [3, 4]}, {"set_penalty": None}]
+    )
     match = random_match(rnd, preset, **overrides)
     text = json.dumps(matchfile.dump(match))
     assert matchfile.parse(text) == match

@@ -152,6 +152,8 @@ def test_every_preset_is_described_and_only_spades_21_has_stakes():
         ("all_pass", "misdeal"),
         ("no_drop_at_or_below", 2.5),
         ("set_penalty", -1),
+        ("set_penalty", "5"),
+        ("set_penalty", True),
         ("zero_trick_penalty", None),
         ("sweep_wins", 1),
         ("lone_maker_sweeps", "yes"),
@@ -437,6 +439,59 @@ def test_a_player_who_takes_nothing_pays_the_zero_trick_penalty():
 def test_a_set_maker_pays_the_set_penalty_and_nothing_for_tricks():
     h = hand("hearts", {ANN: 2, BOB: 2, CAT: 1, DAN: 0}, "hearts", BOB)
     assert changes(start(set_penalty=7), h)[BOB] == 7
+
+
+# With no set penalty (§4): the maker just counts tricks like everyone who played.
+
+NO_SET_HANDS = [
+    # (preset, hand, the maker's change)
+    ("standard", hand("hearts", {ANN: 2, BOB: 2, CAT: 1, DAN: 0}, "hearts", BOB), -2),
+    ("standard", hand("hearts", {ANN: 3, BOB: 0, CAT: 1, DAN: 1}, "hearts", BOB), 4),
+    ("standard", hand("hearts", {ANN: 1, BOB: 4}, "spades", BOB, [CAT, DAN]), -4),
+    ("dirty-clubs", hand("hearts", {ANN: 1, BOB: 3, CAT: 1, DAN: 0}, "spades", BOB, bid=4), -3),
+    ("spades-21", hand("spades", {ANN: 2, BOB: 2, CAT: 0, DAN: 1}), -1),
+    ("spades-21", hand("spades", {ANN: 2, BOB: 2, CAT: 1, DAN: 0}), 4),
+]
+
+
+@pytest.mark.parametrize("preset, h, change", NO_SET_HANDS)
+def test_with_no_set_penalty_a_maker_who_falls_short_just_counts_tricks(preset, h, change):
+    maker = h.maker or DAN
+    with_set = changes(start(preset, zero_trick_penalty=4), h)
+    without = changes(start(preset, zero_trick_penalty=4, set_penalty=None), h)
+    assert without[maker] == change
+    assert {p: c for p, c in without.items() if p != maker} == {
+        p: c for p, c in with_set.items() if p != maker
+    }
+
+
+def test_with_no_set_penalty_only_a_maker_without_a_trick_falls_short_for_the_money():
+    state = start(set_penalty=None)
+    state, _ = rules.play(state, hand("hearts", {ANN: 1, BOB: 2, CAT: 2, DAN: 0}, "hearts", BOB))
+    state, _ = rules.play(state, hand("hearts", {ANN: 3, BOB: 0, CAT: 1, DAN: 1}, "hearts", BOB))
+    assert state.sets == {ANN: 0, BOB: 1, CAT: 0, DAN: 1}
+    assert state.scores == {ANN: 21, BOB: 28, CAT: 22, DAN: 29}
+
+
+@pytest.mark.parametrize("preset", sorted(PRESET_TABLE))
+def test_every_preset_keeps_its_set_penalty_and_takes_none_as_a_house_rule(preset):
+    assert rules.PRESETS[preset].ruleset.set_penalty == 5
+    ruleset = rules.make_ruleset(preset, set_penalty=None)
+    assert ruleset.set_penalty is None
+    assert rules.ruleset_overrides(preset, ruleset) == {"set_penalty": None}
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.sampled_from(sorted(rules.PRESETS)), st.integers(0, 2**32))
+def test_with_no_set_penalty_everyone_who_played_is_scored_by_tricks(preset, seed):
+    match = random_match(random.Random(seed), preset, set_penalty=None, zero_trick_penalty=3)
+    state, results = rules.replay(match.start(), match.hands)
+    short = dict.fromkeys(match.players, 0)
+    for result in results:
+        for p, took in result.hand.tricks.items():
+            assert result.changes[p] == (-took if took else 3)
+            short[p] += took == 0
+    assert state.sets == short
 
 
 def test_a_bidder_goes_down_by_tricks_taken_not_by_the_bid():
