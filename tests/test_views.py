@@ -551,6 +551,46 @@ def test_the_house_rules_show_each_presets_own_values(client_in):
     assert 'placeholder="15"' in html
 
 
+def test_a_table_can_choose_that_a_maker_who_falls_short_just_counts_tricks(client_in):
+    form = client_in.get(url("match_create")).content.decode()
+    assert "A maker who falls short" in form and "Preset: +5" in form
+    assert '<option value="null">Just counts tricks</option>' in form
+    client_in.post(url("match_create"), {**NEW_MATCH, "create": "1", "rule_set_penalty": "null"})
+    match = Match.objects.with_hands().get()
+    assert rules.ruleset_overrides(match.preset, match.ruleset()) == {"set_penalty": None}
+    html = client_in.get(match.get_absolute_url()).content.decode()
+    assert "<li>A maker who falls short: Just counts tricks</li>" in html
+
+
+@pytest.mark.parametrize("penalty, words", [("3", "+3"), ("0", "+0")])
+def test_a_set_penalty_is_worded_as_points_added(client_in, penalty, words):
+    client_in.post(url("match_create"), {**NEW_MATCH, "create": "1", "rule_set_penalty": penalty})
+    match = Match.objects.with_hands().get()
+    assert match.ruleset().set_penalty == int(penalty)
+    html = client_in.get(match.get_absolute_url()).content.decode()
+    assert f"<li>A maker who falls short: {words}</li>" in html
+
+
+def test_a_set_penalty_that_is_not_a_choice_is_refused(client_in):
+    data = {**NEW_MATCH, "create": "1", "rule_set_penalty": "-1"}
+    response = client_in.post(url("match_create"), data)
+    assert response.status_code == 200 and "-1 is not one of the available choices" in (
+        response.content.decode()
+    )
+    assert not Match.objects.exists()
+
+
+@pytest.mark.parametrize(
+    "set_penalty, bob",
+    [(5, 'set <span class="up">+5</span>'), (None, 'no trick <span class="up">+5</span>')],
+)
+def test_the_preview_says_set_only_where_sets_count(client_in, user, set_penalty, bob):
+    match = make_match(user, set_penalty=set_penalty)
+    data = {**ORDERED_POST, "t0": "3", "t1": "0", "t3": "2"}
+    html = client_in.post(url("hand_check", match.pk, 1), data, **HX).content.decode()
+    assert f"<strong>Bob</strong> {bob}" in html
+
+
 def test_admin_seat_changes_are_replayed_through_the_rules(client, django_user_model, user):
     client.force_login(django_user_model.objects.create_superuser("boss", password="x-42-y-42"))
     club = GameHand("clubs", tricks={"Ann": 2, "Bob": 1, "Cat": 1, "Dan": 1})
