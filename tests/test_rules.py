@@ -1,5 +1,6 @@
 """The rules engine: every rule of RULES.md, every preset, and properties over random matches."""
 
+import itertools
 import random
 from dataclasses import replace
 
@@ -668,3 +669,91 @@ def test_every_generated_match_replays_and_adds_up(preset, seed):
         with pytest.raises(RuleError) as e:
             rules.check_hand(state, random_hand(replace(state, winners=()), random.Random(seed)))
         assert e.value.code == "match_over"
+
+
+# --- A night: the fewest transfers (§11) ----------------------------------------------------
+
+
+def settled(net, payments):
+    left = dict(net)
+    for p in payments:
+        left[p.payer] += p.cents
+        left[p.payee] -= p.cents
+    return all(cents == 0 for cents in left.values())
+
+
+def most_zero_groups(values) -> int:
+    """The most disjoint zero-sum groups that cover `values`, by trying every partition."""
+    if not values:
+        return 0
+    first, rest = values[0], values[1:]
+    best = 0
+    for k in range(len(rest) + 1):
+        for chosen in itertools.combinations(range(len(rest)), k):
+            if first + sum(rest[i] for i in chosen) == 0:
+                others = [v for i, v in enumerate(rest) if i not in chosen]
+                best = max(best, 1 + most_zero_groups(others))
+    return best
+
+
+def test_greedy_pairing_is_beaten_a_night_of_five_takes_three_payments():
+    net = {ANN: 600, BOB: 400, CAT: -400, DAN: -300, "Eve": -300}
+    payments = rules.fewest_transfers(net)
+    assert [(p.payer, p.payee, p.cents) for p in payments] == [
+        (CAT, BOB, 400),
+        (DAN, ANN, 300),
+        ("Eve", ANN, 300),
+    ]
+
+
+def test_transfers_come_by_payer_then_payee_in_the_order_players_appear():
+    net = {"Zed": -500, ANN: 300, "Moe": -100, BOB: 300}
+    payments = rules.fewest_transfers(net)
+    assert [(p.payer, p.payee) for p in payments] == [("Zed", ANN), ("Zed", BOB), ("Moe", BOB)]
+    assert settled(net, payments)
+
+
+@pytest.mark.parametrize(
+    "net, count",
+    [
+        ({}, 0),
+        ({ANN: 0, BOB: 0}, 0),
+        ({ANN: 170, BOB: -170, CAT: 0}, 1),
+        ({ANN: 520, BOB: -170, CAT: -220, DAN: -130}, 3),
+        ({ANN: 100, BOB: -100, CAT: 250, DAN: -250}, 2),
+    ],
+)
+def test_a_night_needs_one_payment_fewer_than_each_group_that_evens_out(net, count):
+    payments = rules.fewest_transfers(net)
+    assert len(payments) == count and settled(net, payments)
+
+
+def test_nets_that_do_not_sum_to_zero_are_not_a_night():
+    with pytest.raises(ValueError):
+        rules.fewest_transfers({ANN: 100, BOB: -99})
+
+
+def test_a_dozen_players_in_four_groups_of_three_take_eight_payments():
+    # Each group is 4ᵏ, 2·4ᵏ and −3·4ᵏ: in binary no other subset can even out.
+    net = {}
+    for k in range(4):
+        net |= {f"A{k}": 4**k, f"B{k}": 2 * 4**k, f"C{k}": -3 * 4**k}
+    payments = rules.fewest_transfers(net)
+    assert len(payments) == 8 and settled(net, payments)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.integers(-6, 6), min_size=1, max_size=7), st.randoms(use_true_random=False))
+def test_the_transfers_settle_every_net_exactly_in_the_fewest_payments(values, rnd):
+    values.append(-sum(values))
+    names = [f"P{i}" for i in range(len(values))]
+    rnd.shuffle(names)
+    net = dict(zip(names, values, strict=True))
+    payments = rules.fewest_transfers(net)
+    assert settled(net, payments)
+    assert all(p.cents > 0 and net[p.payer] < 0 and net[p.payee] > 0 for p in payments)
+    owed = [v for v in values if v]
+    assert len(payments) == len(owed) - most_zero_groups(owed)
+    order = list(net)
+    keys = [(order.index(p.payer), order.index(p.payee)) for p in payments]
+    assert keys == sorted(keys) and len(set(keys)) == len(keys)
