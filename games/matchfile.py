@@ -214,3 +214,28 @@ def report(match: Match, state: MatchState, results: list[rules.HandResult]) -> 
 
 def error_document(error: RuleError) -> dict:
     return {"error": {"hand": error.hand, "code": error.code, "message": error.message}}
+
+
+def night_report(matches: list[tuple[str, Match, MatchState]]) -> dict:
+    """The document `settle --json` prints for (file, match, state) of one currency (§11)."""
+    entries, net = [], {}
+    for name, match, state in matches:
+        _, match_net = rules.settle(state, match.stakes)
+        entries.append(
+            {
+                "file": name,
+                "finished": state.finished,
+                "net": {p: rules.format_money(c) for p, c in match_net.items()},
+            }
+        )
+        for p in match.players:
+            net[p] = net.get(p, 0) + match_net.get(p, 0)
+    return {
+        "matches": entries,
+        "net": {p: rules.format_money(c) for p, c in net.items()},
+        "transfers": [
+            {"from": t.payer, "to": t.payee, "amount": rules.format_money(t.cents)}
+            for t in rules.fewest_transfers(net)
+        ],
+        "currency": matches[0][1].stakes.currency if matches else "USD",
+    }

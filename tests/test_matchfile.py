@@ -461,3 +461,173 @@ def test_replay_reads_standard_input_in_a_real_process():
     )
     assert result.returncode == 1
     assert json.loads(result.stdout)["error"]["code"] == "bad_file"
+
+
+# --- The settle command (a night, RULES.md §11) -----------------------------------------------
+
+SWEPT_BY_BOB = example(
+    players=["Ann", "Bob", "Eve", "Dan"],
+    first_dealer="Ann",
+    hands=[
+        {
+            "upcard": "diamonds",
+            "trump": "spades",
+            "maker": "Bob",
+            "dropped": ["Ann", "Eve", "Dan"],
+            "tricks": {"Bob": 5},
+        }
+    ],
+)
+
+
+def settle(*args):
+    out, err = io.StringIO(), io.StringIO()
+    code = 0
+    try:
+        call_command("settle", *args, stdout=out, stderr=err)
+    except SystemExit as e:
+        code = e.code
+    return code, out.getvalue(), err.getvalue()
+
+
+@pytest.fixture
+def night(tmp_path):
+    """Write match files; give back their paths as strings."""
+
+    def write(*docs):
+        paths = []
+        for i, doc in enumerate(docs):
+            path = tmp_path / f"m{i + 1}.json"
+            path.write_text(doc if isinstance(doc, str) else json.dumps(doc))
+            paths.append(str(path))
+        return paths
+
+    return write
+
+
+def cents(amount: str) -> int:
+    return rules.parse_money(amount.lstrip("-")) * (-1 if amount.startswith("-") else 1)
+
+
+def settles(net: dict, transfers: list) -> bool:
+    left = {p: cents(n) for p, n in net.items()}
+    for t in transfers:
+        left[t["from"]] += cents(t["amount"])
+        left[t["to"]] -= cents(t["amount"])
+    return not any(left.values())
+
+
+def test_settle_one_match_pays_its_winner(night):
+    code, out, _ = settle(*night(EXAMPLE), "--json")
+    doc = json.loads(out)
+    assert code == 0 and list(doc) == ["matches", "net", "transfers", "currency"]
+    net = {"Ann": "-3.70", "Bob": "-3.00", "Cat": "9.80", "Dan": "-3.10"}
+    assert doc["matches"] == [{"file": night(EXAMPLE)[0], "finished": True, "net": net}]
+    assert doc["net"] == net and doc["currency"] == "USD"
+    assert doc["transfers"] == [
+        {"from": "Ann", "to": "Cat", "amount": "3.70"},
+        {"from": "Bob", "to": "Cat", "amount": "3.00"},
+        {"from": "Dan", "to": "Cat", "amount": "3.10"},
+    ]
+
+
+def test_settle_adds_up_a_night_and_lists_an_unfinished_match_with_no_net(night):
+    later = example(players=["Ann", "Bob", "Cat", "Zoe"], first_dealer="Zoe", hands=[])
+    paths = night(EXAMPLE, SWEPT_BY_BOB, later)
+    code, out, _ = settle(*paths, "--json")
+    doc = json.loads(out)
+    assert code == 0
+    assert [(m["file"], m["finished"]) for m in doc["matches"]] == [
+        (paths[0], True),
+        (paths[1], True),
+        (paths[2], False),
+    ]
+    assert doc["matches"][1]["net"] == {
+        "Ann": "-3.50",
+        "Bob": "10.50",
+        "Eve": "-3.50",
+        "Dan": "-3.50",
+    }
+    assert doc["matches"][2]["net"] == {}
+    assert doc["net"] == {
+        "Ann": "-7.20",
+        "Bob": "7.50",
+        "Cat": "9.80",
+        "Dan": "-6.60",
+        "Eve": "-3.50",
+        "Zoe": "0.00",
+    }
+    assert len(doc["transfers"]) == 4 and settles(doc["net"], doc["transfers"])
+    order = list(doc["net"])
+    keys = [(order.index(t["from"]), order.index(t["to"])) for t in doc["transfers"]]
+    assert keys == sorted(keys)
+
+
+def test_settle_names_the_file_and_hand_of_the_first_fault(night):
+    bad = example(hands=[HAND, {**HAND, "dealer": "Dan"}])
+    paths = night(EXAMPLE, bad, "{not json")
+    code, out, _ = settle(*paths, "--json")
+    assert code == 1
+    assert json.loads(out) == {
+        "error": {
+            "file": paths[1],
+            "hand": 2,
+            "code": "bad_dealer",
+            "message": "It is Ann's deal, not Dan's.",
+        }
+    }
+    assert list(json.loads(out)["error"]) == ["file", "hand", "code", "message"]
+
+
+def test_settle_refuses_a_night_in_two_currencies_naming_the_first_that_differs(night):
+    no_stakes = {k: v for k, v in EXAMPLE.items() if k != "stakes"}
+    euros = example(stakes={"per_game": "1.00", "currency": "EUR"}, hands=[])
+    paths = night(EXAMPLE, no_stakes, euros, no_stakes)
+    code, out, _ = settle(*paths, "--json")
+    error = json.loads(out)["error"]
+    assert code == 1 and (error["file"], error["hand"], error["code"]) == (
+        paths[2],
+        None,
+        "mixed_currency",
+    )
+    assert "EUR" in error["message"] and "USD" in error["message"]
+    code, out, _ = settle(*night(euros, no_stakes), "--json")
+    assert code == 1 and json.loads(out)["error"]["file"].endswith("m2.json")
+
+
+def test_settle_in_another_currency_says_which(night):
+    doc = dict(EXAMPLE, stakes={"per_game": "1.00", "currency": "EUR"})
+    code, out, _ = settle(*night(doc, doc), "--json")
+    assert code == 0 and json.loads(out)["currency"] == "EUR"
+    assert json.loads(out)["net"]["Cat"] == "6.00"
+
+
+def test_settle_prints_a_table_for_people(night):
+    paths = night(EXAMPLE, example(hands=[]))
+    code, out, err = settle(*paths)
+    assert code == 0 and err == ""
+    assert "Net (USD): Ann -3.70, Bob -3.00, Cat 9.80, Dan -3.10" in out
+    assert "Ann pays Cat 3.70 USD" in out
+    assert f"{paths[1]}  not finished" in out
+
+
+def test_settle_without_json_writes_the_error_to_stderr(night):
+    code, out, err = settle(*night(EXAMPLE, example(hands=[HAND, {**HAND, "dealer": "Dan"}])))
+    assert code == 1 and out == ""
+    assert "m2.json: Hand 2: It is Ann's deal, not Dan's. (bad_dealer)" in err
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.lists(st.tuples(presets, st.integers(0, 2**32)), min_size=1, max_size=4))
+def test_a_night_of_random_matches_nets_to_zero_and_settles_exactly(matches):
+    loaded = []
+    for i, (preset, seed) in enumerate(matches):
+        match = random_match(random.Random(seed), preset)
+        state, _ = rules.replay(match.start(), match.hands)
+        loaded.append((f"m{i}.json", match, state))
+    doc = matchfile.night_report(loaded)
+    assert sum(cents(n) for n in doc["net"].values()) == 0
+    for p, n in doc["net"].items():
+        assert cents(n) == sum(cents(m["net"].get(p, "0")) for m in doc["matches"])
+    assert settles(doc["net"], doc["transfers"])
+    assert all(cents(t["amount"]) > 0 for t in doc["transfers"])
