@@ -8,7 +8,7 @@ numbers in comments refer to it.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import astuple, dataclass, field, fields, replace
 
 SUITS = ("clubs", "diamonds", "hearts", "spades")
 NO_TRUMP = "none"
@@ -740,3 +740,59 @@ def _settle_group(net: dict[str, int], order: dict[str, int]) -> list[Payment]:
         if not left[payee]:
             owed.pop(0)
     return payments
+
+
+# --- Statistics (§12) ----------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Tally:
+    """One player's counts over some played hands (passed hands don't count); they add up."""
+
+    dealt_in: int = 0  # hands played at their table
+    stayed_in: int = 0  # of those, hands they played rather than dropped
+    could_drop: int = 0  # hands in which the rules let them drop (§3)
+    stayed_by_choice: int = 0  # of those, hands they stayed in: the stayed-in rate's top
+    made_trump: int = 0  # hands they were the maker
+    made: int = 0  # of those, hands they took what they needed
+    was_set: int = 0  # of those, hands they were set (never with set_penalty null)
+    euchred: int = 0  # hands they played and took no trick, maker or not
+    sweeps: int = 0  # hands they took all five tricks
+    points: int = 0  # the sum of their score changes; over dealt_in, points per hand
+
+    def __add__(self, other: Tally) -> Tally:
+        return Tally(*(a + b for a, b in zip(astuple(self), astuple(other), strict=True)))
+
+
+def tallies(start: MatchState, results: list[HandResult]) -> dict[str, Tally]:
+    """Each player's Tally over a match, from its start and the results `replay` gives."""
+    counts = {p: dict.fromkeys((f.name for f in fields(Tally)), 0) for p in start.players}
+    for result in results:
+        hand = result.hand
+        if hand.passed:
+            continue
+        before = replace(
+            start,
+            scores={p: result.scores[p] - result.changes[p] for p in start.players},
+            dealer=result.dealer,
+        )
+        shape = before.shape(hand.upcard)
+        maker, needs = maker_of(before, hand)
+        for p, c in counts.items():
+            took = hand.tricks.get(p)
+            played = took is not None
+            may_drop = not (
+                shape.automatic or hand.trump == NO_TRUMP or p == maker or p in shape.must_play
+            )
+            c["dealt_in"] += 1
+            c["stayed_in"] += played
+            c["could_drop"] += may_drop
+            c["stayed_by_choice"] += may_drop and played
+            if p == maker:
+                c["made_trump"] += 1
+                c["made"] += took >= needs
+                c["was_set"] += maker_was_set(before, hand)
+            c["euchred"] += took == 0
+            c["sweeps"] += took == TRICKS
+            c["points"] += result.changes[p]
+    return {p: Tally(**c) for p, c in counts.items()}

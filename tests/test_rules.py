@@ -757,3 +757,93 @@ def test_the_transfers_settle_every_net_exactly_in_the_fewest_payments(values, r
     order = list(net)
     keys = [(order.index(p.payer), order.index(p.payee)) for p in payments]
     assert keys == sorted(keys) and len(set(keys)) == len(keys)
+
+
+# --- Statistics: each player's tally of a match (§12) ----------------------------------------
+
+
+def tally_of(state, hands):
+    _, results = rules.replay(state, hands)
+    return rules.tallies(state, results)
+
+
+def test_a_match_of_four_hands_is_tallied_for_each_player():
+    hands = [
+        hand("hearts", {ANN: 0, BOB: 3, DAN: 2}, "hearts", BOB, [CAT]),
+        hand("diamonds", {BOB: 2, ANN: 2, DAN: 1}, "hearts", BOB, [CAT]),
+        hand("clubs", {ANN: 2, BOB: 2, CAT: 1, DAN: 0}),
+        hand("hearts", {ANN: 1, BOB: 1, CAT: 3, DAN: 0}, NO_TRUMP),
+    ]
+    t = tally_of(start(), hands)
+    # Dropping is allowed to a non-maker in hands 1 and 2 only (a turned club, no trump).
+    assert t[ANN] == rules.Tally(4, 4, 2, 2, 0, 0, 0, 1, 0, 5 - 2 - 2 - 1)
+    assert t[BOB] == rules.Tally(4, 4, 0, 0, 2, 1, 1, 0, 0, -3 + 5 - 2 - 1)
+    assert t[CAT] == rules.Tally(4, 2, 2, 0, 0, 0, 0, 0, 0, -1 - 3)
+    assert t[DAN] == rules.Tally(4, 4, 2, 2, 0, 0, 0, 2, 0, -2 - 1 + 5 + 5)
+
+
+def test_a_redealt_hand_is_not_dealt_in():
+    state = start("dirty-clubs")
+    hands = [hand("hearts", {}, passed=True), hand("clubs", {ANN: 5, BOB: 0, CAT: 0, DAN: 0})]
+    t = tally_of(state, hands)
+    assert t[ANN] == rules.Tally(dealt_in=1, stayed_in=1, sweeps=1, points=-5)
+    assert t[BOB] == rules.Tally(dealt_in=1, stayed_in=1, euchred=1, points=5)
+
+
+def test_a_low_score_that_may_not_drop_is_not_a_choice_to_stay():
+    state = start("three-widow", THREE, CAT, scores={ANN: 5})
+    t = tally_of(state, [hand("hearts", {ANN: 2, CAT: 3}, "hearts", CAT, [BOB])])
+    assert (t[ANN].could_drop, t[ANN].stayed_in, t[BOB].could_drop, t[BOB].stayed_in) == (
+        0,
+        1,
+        1,
+        0,
+    )
+
+
+def test_the_dealer_who_must_take_a_turned_spade_made_trump():
+    t = tally_of(start("spades-21"), [hand("spades", {ANN: 1, BOB: 1, CAT: 1, DAN: 2})])
+    assert (t[DAN].made_trump, t[DAN].made, t[DAN].was_set, t[DAN].could_drop) == (1, 0, 1, 0)
+
+
+@pytest.mark.parametrize("set_penalty, was_set", [(5, 1), (None, 0)])
+def test_a_maker_short_of_tricks_is_set_only_where_sets_count(set_penalty, was_set):
+    h = hand("hearts", {ANN: 2, BOB: 1, CAT: 1, DAN: 1}, "hearts", BOB)
+    t = tally_of(start(set_penalty=set_penalty), [h])
+    assert (t[BOB].made_trump, t[BOB].made, t[BOB].was_set) == (1, 0, was_set)
+
+
+def test_a_lone_maker_who_takes_all_five_sweeps():
+    t = tally_of(start(), [hand("hearts", {BOB: 5}, "hearts", BOB, [ANN, CAT, DAN])])
+    assert (t[BOB].sweeps, t[BOB].made, t[ANN].stayed_in, t[ANN].could_drop) == (1, 1, 0, 1)
+
+
+def test_tallies_add_up_over_matches():
+    one = rules.Tally(dealt_in=3, stayed_in=2, euchred=1, points=4)
+    two = rules.Tally(dealt_in=1, stayed_in=1, made_trump=1, made=1, points=-3)
+    assert one + two == rules.Tally(
+        dealt_in=4, stayed_in=3, made_trump=1, made=1, euchred=1, points=1
+    )
+
+
+@settings(max_examples=150, deadline=None)
+@given(presets, seeds, st.sampled_from([5, None]))
+def test_every_generated_match_tallies_consistently(preset, seed, set_penalty):
+    match = random_match(random.Random(seed), preset, set_penalty=set_penalty)
+    state, results = rules.replay(match.start(), match.hands)
+    t = rules.tallies(match.start(), results)
+    played = [r for r in results if not r.hand.passed]
+    makers = [rules.maker_of(match.start(), r.hand)[0] is not None for r in played]
+    assert sum(x.made_trump for x in t.values()) == sum(makers)
+    for p, x in t.items():
+        assert x.points == state.scores[p] - match.ruleset.starting_score
+        assert x.dealt_in == len(played)
+        assert x.stayed_in == sum(p in r.hand.tricks for r in played)
+        assert x.stayed_by_choice <= x.could_drop <= x.dealt_in
+        assert x.dealt_in - x.stayed_in <= x.could_drop  # only a choice can drop you out
+        assert x.made + x.was_set <= x.made_trump
+        assert x.euchred == sum(r.hand.tricks.get(p) == 0 for r in played)
+        if set_penalty is None:
+            assert x.was_set == 0
+        else:
+            assert x.made + x.was_set == x.made_trump
