@@ -6,6 +6,8 @@ import json
 import random
 import subprocess
 import sys
+from dataclasses import replace
+from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
@@ -145,6 +147,136 @@ def test_a_redealt_hand_moves_the_deal_and_scores_nothing():
     assert [h["dealer"] for h in report["hands"]] == ["Dan", "Ann"]
 
 
+# --- When it was played, and names with spaces around them --------------------------------------
+
+
+@pytest.mark.parametrize(
+    "text, utc",
+    [
+        ("2026-11-28T19:30:00-06:00", datetime(2026, 11, 29, 1, 30, tzinfo=UTC)),
+        ("2026-11-29T01:30:00Z", datetime(2026, 11, 29, 1, 30, tzinfo=UTC)),
+        ("2026-11-29T02:30+01:00", datetime(2026, 11, 29, 1, 30, tzinfo=UTC)),
+        ("2026-11-29T01:30:00.250000+00:00", datetime(2026, 11, 29, 1, 30, 0, 250000, UTC)),
+    ],
+)
+def test_played_at_is_read_as_an_instant(text, utc):
+    assert matchfile.parse(json.dumps(example(played_at=text))).played_at == utc
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        "2026-11-28T19:30:00",
+        "2026-11-28",
+        "2026-13-28T19:30:00-06:00",
+        "2026-11-28T19:30:00-0600",
+        "28/11/2026 19:30 -06:00",
+        "yesterday",
+        "",
+        "0001-01-01T00:00:00+01:00",
+        "２０２６-11-28T19:30:00-06:00",
+        1764379800,
+        ["2026-11-28T19:30:00-06:00"],
+    ],
+)
+def test_played_at_without_an_offset_or_not_a_date_is_a_bad_file(value):
+    error = error_of(example(played_at=value))
+    assert (error.code, error.hand) == ("bad_file", None) and "played_at" in error.message
+
+
+def test_played_at_is_written_with_its_offset_and_read_back_as_the_same_instant():
+    match = matchfile.parse(json.dumps(example(played_at="2026-11-28T19:30:00-06:00")))
+    doc = matchfile.dump(match)
+    assert doc["played_at"] == "2026-11-28T19:30:00-06:00"
+    assert list(doc).index("played_at") == list(doc).index("first_dealer") + 1
+    assert matchfile.parse(json.dumps(doc)) == match
+    assert "played_at" not in matchfile.dump(matchfile.parse(json.dumps(EXAMPLE)))
+
+
+def test_spaces_around_a_name_are_dropped_wherever_a_name_is_read():
+    doc = example(players=[" Ann", "Bob ", "Cat", "Dan"], first_dealer=" Dan ")
+    doc["hands"][0] = {
+        "upcard": "hearts",
+        "trump": "hearts",
+        "maker": "Bob  ",
+        "dropped": [" Cat"],
+        "tricks": {"Ann ": 0, " Bob": 3, "Dan": 2},
+        "dealer": "Dan ",
+    }
+    plain = copy.deepcopy(EXAMPLE)
+    plain["hands"][0]["dealer"] = "Dan"
+    assert matchfile.parse(json.dumps(doc)) == matchfile.parse(json.dumps(plain))
+
+
+@pytest.mark.parametrize(
+    "players, code",
+    [(["Ann", "Bob", "Ann ", "Dan"], "bad_table"), (["Ann", "  ", "Cat", "Dan"], "bad_table")],
+)
+def test_names_equal_after_trimming_are_one_name(players, code):
+    error = error_of(example(players=players, hands=[]))
+    assert (error.code, error.hand) == (code, None)
+
+
+def test_a_player_listed_twice_in_tricks_once_trimmed_is_a_seat_count():
+    tricks = {"Ann": 1, "Bob": 3, "Cat": 1, "Dan": 0, "Ann ": 0}
+    error = error_of(example(hands=[HAND, {**HAND, "tricks": tricks}]))
+    assert (error.code, error.hand) == ("seat_count", 2) and "Ann is listed twice" in error.message
+
+
+SAME = example(played_at="2026-11-28T19:30:00-06:00")
+
+
+@pytest.mark.parametrize(
+    "other",
+    [
+        SAME,
+        {**SAME, "played_at": "2026-11-29T01:30:00Z"},
+        {**SAME, "rules": {"preset": "standard"}},
+        {
+            **SAME,
+            "hands": [
+                {**h, "dealer": d}
+                for h, d in zip(SAME["hands"], ["Dan", "Ann", "Bob", "Cat"], strict=True)
+            ],
+        },
+        {
+            **SAME,
+            "hands": [SAME["hands"][0], {**SAME["hands"][1], "trump": "clubs"}, *SAME["hands"][2:]],
+        },
+        {
+            **SAME,
+            "hands": [*SAME["hands"][:3], {**SAME["hands"][3], "dropped": ["Dan", "Bob", "Ann"]}],
+        },
+        {**SAME, "players": ["Ann ", "Bob", "Cat", "Dan"]},
+    ],
+)
+def test_the_same_match_written_another_way_is_the_same_match(other):
+    assert matchfile.parse(json.dumps(SAME)).same_as(matchfile.parse(json.dumps(other)))
+
+
+@pytest.mark.parametrize(
+    "other, hands",
+    [
+        ({k: v for k, v in SAME.items() if k != "played_at"}, 4),
+        ({**SAME, "played_at": "2026-11-28T19:30:00-05:00"}, 4),
+        ({**SAME, "players": ["Ann", "Bob", "Cat", "Dave"], "first_dealer": "Ann", "hands": []}, 0),
+        ({**SAME, "players": ["Bob", "Ann", "Cat", "Dan"], "hands": []}, 0),
+        ({**SAME, "first_dealer": "Ann", "hands": []}, 0),
+        ({**SAME, "rules": {"preset": "standard", "ties": "share"}}, 4),
+        ({**SAME, "rules": "no-dirty-clubs", "hands": SAME["hands"][:1]}, 1),
+        ({**SAME, "stakes": {**SAME["stakes"], "currency": "EUR"}}, 4),
+        ({**SAME, "stakes": {**SAME["stakes"], "per_set": "0.01"}}, 4),
+        ({**SAME, "hands": SAME["hands"][:3]}, 4),
+        ({**SAME, "hands": [{**SAME["hands"][0], "tricks": {"Ann": 1, "Bob": 3, "Dan": 1}}]}, 1),
+    ],
+)
+def test_another_time_table_rules_stakes_or_hand_is_another_match(other, hands):
+    one = matchfile.parse(json.dumps(SAME))
+    one = replace(one, hands=one.hands[:hands])
+    assert not one.same_as(matchfile.parse(json.dumps(other)))
+    assert one.same_as(one)
+
+
 HAND = {
     "upcard": "hearts",
     "trump": "hearts",
@@ -239,8 +371,12 @@ def test_parse_of_dump_is_the_same_match(preset, seed):
         [{}, {"ties": "share"}, {"set_penalty": 3, "players": [3, 4]}, {"set_penalty": None}]
     )
     match = random_match(rnd, preset, **overrides)
+    offset = timezone(timedelta(minutes=15 * rnd.randrange(-48, 57)))
+    when = datetime(2020, 1, 1, tzinfo=UTC) + timedelta(seconds=rnd.randrange(10**9) / 8)
+    match = replace(match, played_at=rnd.choice([None, when.astimezone(offset)]))
     text = json.dumps(matchfile.dump(match))
     assert matchfile.parse(text) == match
+    assert matchfile.parse(text).same_as(match) == (match.played_at is not None)
 
 
 def _break(hand: dict, ruleset: rules.Ruleset, players, dealer: str, rnd: random.Random):
