@@ -261,6 +261,11 @@ def dump(match: Match) -> dict:
     }
 
 
+def dumps(match: Match) -> str:
+    """The match file's text, as export writes it."""
+    return json.dumps(dump(match), indent=2, ensure_ascii=False) + "\n"
+
+
 def report(match: Match, state: MatchState, results: list[rules.HandResult]) -> dict:
     """The document `replay --json` prints."""
     payments, net = rules.settle(state, match.stakes)
