@@ -692,6 +692,8 @@ def test_admin_seat_changes_are_replayed_through_the_rules(client, django_user_m
         "per_set": "0",
         "currency": "USD",
         "first_dealer": "3",
+        "played_at_0": "2026-11-28",
+        "played_at_1": "19:30:00",
         **inline_rows(
             "seats",
             [
