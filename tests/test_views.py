@@ -673,7 +673,7 @@ def test_a_set_penalty_that_is_not_a_choice_is_refused(client_in):
 def test_the_preview_says_set_only_where_sets_count(client_in, user, set_penalty, bob):
     match = make_match(user, set_penalty=set_penalty)
     data = {**ORDERED_POST, "t0": "3", "t1": "0", "t3": "2"}
-    html = client_in.post(url("hand_check", match.pk, 1), data, **HX).content.decode()
+    html = client_in.post(url("hand_check", match.pk), drawn(match, data), **HX).content.decode()
     assert f"<strong>Bob</strong> {bob}" in html
 
 

@@ -10,7 +10,7 @@ def from_created(apps, schema_editor):
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("games", "0001_initial"),
+        ("games", "0002_match_version"),
     ]
 
     operations = [
