@@ -77,7 +77,7 @@ class SeatInline(admin.TabularInline):
 
 @admin.register(Match)
 class MatchAdmin(_RecordOnSave, admin.ModelAdmin):
-    list_display = ["__str__", "owner", "preset", "created", "finished"]
+    list_display = ["__str__", "owner", "preset", "played_at", "finished"]
     list_filter = ["preset", "owner"]
     inlines = [SeatInline]
     readonly_fields = ["created", "updated", "finished"]

@@ -33,6 +33,8 @@ CHOICE_WORDS = {
     + [(str(n), f"Dealer makes it, needs {n}") for n in range(1, rules.TRICKS + 1)],
     "no_drop_at_or_below": [("null", "Anyone may drop")]
     + [(str(n), f"{n} or below must play") for n in range(0, 21)],
+    # RULES.md §4: a table may play without sets; the maker then just counts tricks.
+    "set_penalty": [(str(n), f"+{n}") for n in range(0, 26)] + [("null", "Just counts tricks")],
     "sweep_wins": [("true", "Yes"), ("false", "No")],
     "lone_maker_sweeps": [("true", "Yes"), ("false", "No")],
 }
@@ -46,7 +48,7 @@ OPTION_LABELS = {
     "min_bid": "Lowest bid",
     "all_pass": "When everybody passes",
     "no_drop_at_or_below": "Low scores must play",
-    "set_penalty": "Points for being set",
+    "set_penalty": "A maker who falls short",
     "zero_trick_penalty": "Points for taking no trick",
     "sweep_wins": "All five tricks wins the match",
     "lone_maker_sweeps": "…even for a maker everyone left alone",
@@ -80,11 +82,17 @@ def _option_text(name: str, value) -> str:
 
 def house_rules_words(preset: str, ruleset: rules.Ruleset) -> list[str]:
     """The table's changes to a preset, as the house-rules form words them."""
-    words = []
-    for name, value in rules.ruleset_overrides(preset, ruleset).items():
-        text = _option_text(name, value)
-        words.append(f"{OPTION_LABELS[name]}: {dict(CHOICE_WORDS.get(name, [])).get(text, text)}")
-    return words
+    return [
+        f"{OPTION_LABELS[name]}: {_option_words(name, value)}"
+        for name, value in rules.ruleset_overrides(preset, ruleset).items()
+    ]
+
+
+def _option_words(name: str, value) -> str:
+    if name == "set_penalty" and value is not None:
+        return f"+{value}"  # as the form's choices word it, even beyond them
+    text = _option_text(name, value)
+    return dict(CHOICE_WORDS.get(name, [])).get(text, text)
 
 
 class SignupForm(UserCreationForm):
@@ -429,7 +437,8 @@ class HandForm(WriteForm):
     def preview(self) -> list[dict]:
         """Each player's change of score if this (valid) hand is saved."""
         changes = rules.score_hand(self.state, self.hand)
-        maker = self.hand.maker or self.state.shape(self.hand.upcard).maker
+        maker, _ = rules.maker_of(self.state, self.hand)
+        set_maker = rules.maker_was_set(self.state, self.hand)
         out = []
         for p in self.state.players:
             took = self.hand.tricks.get(p)
@@ -437,7 +446,7 @@ class HandForm(WriteForm):
                 note = "dropped"
             elif self.hand.passed:
                 note = "redeal"
-            elif p == maker and changes[p] > 0:
+            elif p == maker and set_maker:
                 note = "set"
             elif took == 0:
                 note = "no trick"

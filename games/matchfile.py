@@ -7,17 +7,23 @@ the first fault in the file, whether it is a typo or a broken rule.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+import re
+from dataclasses import dataclass, replace
+from datetime import UTC, datetime
 
 from games import rules
 from games.rules import Hand, MatchState, RuleError, Ruleset, Stakes
 
 FORMAT = "buck-euchre/1"
-TOP_KEYS = {"format", "rules", "stakes", "players", "first_dealer", "hands"}
-REQUIRED_KEYS = TOP_KEYS - {"stakes"}
+TOP_KEYS = {"format", "rules", "stakes", "players", "first_dealer", "played_at", "hands"}
+REQUIRED_KEYS = TOP_KEYS - {"stakes", "played_at"}
 STAKE_KEYS = ("per_game", "per_point", "per_set")
 HAND_KEYS = {"upcard", "trump", "maker", "bid", "dropped", "tricks", "passed", "dealer"}
 PASSED_KEYS = {"upcard", "passed", "dealer"}
+# ISO 8601 (extended format) with a UTC offset: "2026-11-28T19:30:00-06:00", "…T01:30Z".
+INSTANT = re.compile(
+    r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}(:[0-9]{2}(\.[0-9]{1,6})?)?(Z|[+-][0-9]{2}:[0-9]{2})"
+)
 
 
 @dataclass(frozen=True)
@@ -28,9 +34,35 @@ class Match:
     players: tuple[str, ...]
     first_dealer: str
     hands: tuple[Hand, ...] = ()
+    played_at: datetime | None = None  # when the match began; None: not said
 
     def start(self) -> MatchState:
         return rules.new_match(self.ruleset, self.players, self.first_dealer)
+
+    def same_as(self, other: Match) -> bool:
+        """Whether two matches are one: the same instant, table, rules, stakes and hands.
+
+        Hands are compared as played, not as written: a `dealer` given or not, a turned
+        automatic trump written out or not, the order of `dropped`.
+        """
+        if self.played_at is None or other.played_at is None:
+            return False
+        return self._plain() == other._plain()
+
+    def _plain(self) -> Match:
+        players = self.players
+
+        def plain(hand: Hand) -> Hand:
+            automatic = hand.upcard == self.ruleset.auto_trump
+            return replace(
+                hand,
+                dealer=None,
+                trump=None if automatic else hand.trump,
+                maker=None if automatic else hand.maker,
+                dropped=tuple(sorted(hand.dropped, key=players.index)),
+            )
+
+        return replace(self, hands=tuple(plain(h) for h in self.hands))
 
 
 def _bad(message: str, hand: int | None = None) -> RuleError:
@@ -81,7 +113,42 @@ def _stakes(value, preset: str) -> Stakes:
 def _names(value, what: str, hand: int | None = None) -> list[str]:
     if not isinstance(value, list) or not all(isinstance(n, str) for n in value):
         raise _bad(f"{what} must be a list of names.", hand)
-    return value
+    return [name.strip() for name in value]
+
+
+def _name(value):
+    """A name as the table means it: spaces around it are dropped wherever it is read."""
+    return value.strip() if isinstance(value, str) else value
+
+
+def _tricks(value: dict, number: int) -> dict:
+    tricks = {}
+    for name, n in value.items():
+        if name.strip() in tricks:
+            raise RuleError(
+                "seat_count",
+                f"{name.strip()} is listed twice; each player either drops out or plays.",
+                "tricks",
+                hand=number,
+            )
+        tricks[name.strip()] = n
+    return tricks
+
+
+def _played_at(value) -> datetime | None:
+    if value is None:
+        return None
+    wrong = _bad(
+        '"played_at" must be a date and time with its UTC offset, like "2026-11-28T19:30:00-06:00".'
+    )
+    if not isinstance(value, str) or not INSTANT.fullmatch(value):
+        raise wrong
+    try:
+        when = datetime.fromisoformat(value)
+        when.astimezone(UTC)  # a year 1 or 9999 instant may not exist in UTC
+    except (ValueError, OverflowError):
+        raise wrong from None
+    return when
 
 
 def _hand(value, number: int) -> Hand:
@@ -112,12 +179,12 @@ def _hand(value, number: int) -> Hand:
     return Hand(
         upcard=upcard,
         trump=trump,
-        maker=value.get("maker"),
+        maker=_name(value.get("maker")),
         bid=value.get("bid"),
         dropped=tuple(_names(value.get("dropped", []), f"{what}: dropped", number)),
-        tricks=dict(tricks),
+        tricks=_tricks(tricks, number),
         passed=passed,
-        dealer=value.get("dealer"),
+        dealer=_name(value.get("dealer")),
     )
 
 
@@ -139,6 +206,8 @@ def load(data) -> tuple[Match, MatchState, list[rules.HandResult]]:
     first_dealer = data["first_dealer"]
     if not isinstance(first_dealer, str):
         raise _bad('"first_dealer" must be a name.')
+    first_dealer = first_dealer.strip()
+    played_at = _played_at(data.get("played_at"))
     if not isinstance(data["hands"], list):
         raise _bad('"hands" must be a list.')
     state = rules.new_match(ruleset, players, first_dealer)
@@ -152,7 +221,7 @@ def load(data) -> tuple[Match, MatchState, list[rules.HandResult]]:
             raise
         hands.append(hand)
         results.append(result)
-    match = Match(preset, ruleset, stakes, tuple(players), first_dealer, tuple(hands))
+    match = Match(preset, ruleset, stakes, tuple(players), first_dealer, tuple(hands), played_at)
     return match, state, results
 
 
@@ -187,8 +256,14 @@ def dump(match: Match) -> dict:
         },
         "players": list(match.players),
         "first_dealer": match.first_dealer,
+        **({"played_at": match.played_at.isoformat()} if match.played_at else {}),
         "hands": [dump_hand(h) for h in match.hands],
     }
+
+
+def dumps(match: Match) -> str:
+    """The match file's text, as export writes it."""
+    return json.dumps(dump(match), indent=2, ensure_ascii=False) + "\n"
 
 
 def report(match: Match, state: MatchState, results: list[rules.HandResult]) -> dict:
@@ -214,3 +289,28 @@ def report(match: Match, state: MatchState, results: list[rules.HandResult]) -> 
 
 def error_document(error: RuleError) -> dict:
     return {"error": {"hand": error.hand, "code": error.code, "message": error.message}}
+
+
+def night_report(matches: list[tuple[str, Match, MatchState]]) -> dict:
+    """The document `settle --json` prints for (file, match, state) of one currency (§11)."""
+    entries, net = [], {}
+    for name, match, state in matches:
+        _, match_net = rules.settle(state, match.stakes)
+        entries.append(
+            {
+                "file": name,
+                "finished": state.finished,
+                "net": {p: rules.format_money(c) for p, c in match_net.items()},
+            }
+        )
+        for p in match.players:
+            net[p] = net.get(p, 0) + match_net.get(p, 0)
+    return {
+        "matches": entries,
+        "net": {p: rules.format_money(c) for p, c in net.items()},
+        "transfers": [
+            {"from": t.payer, "to": t.payee, "amount": rules.format_money(t.cents)}
+            for t in rules.fewest_transfers(net)
+        ],
+        "currency": matches[0][1].stakes.currency if matches else "USD",
+    }

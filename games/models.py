@@ -71,6 +71,15 @@ class MatchQuerySet(models.QuerySet):
             models.Prefetch("seats", Seat.objects.select_related("player").order_by("position")),
         )
 
+    def same_as(self, m: matchfile.Match) -> Match | None:
+        """The match of these that is `m` (Match.same_as of the match file), if any."""
+        if m.played_at is None:
+            return None
+        for match in self.filter(played_at=m.played_at).with_hands():
+            if match.to_file().same_as(m):
+                return match
+        return None
+
     def in_progress(self):
         return self.filter(finished__isnull=True)
 
@@ -88,6 +97,8 @@ class Match(models.Model):
     per_set = models.DecimalField(max_digits=8, decimal_places=2, default=Decimal("0"))
     currency = models.CharField(max_length=16, default="USD")
     first_dealer = models.PositiveSmallIntegerField(help_text="seat number, from 0")
+    # When the match began: the match file's played_at, kept as an instant.
+    played_at = models.DateTimeField(default=timezone.now)
     created = models.DateTimeField(auto_now_add=True)
     updated = models.DateTimeField(auto_now=True)
     # When the deciding hand was saved: lets lists tell open matches from finished ones
@@ -128,6 +139,10 @@ class Match(models.Model):
         """Revoke the read-only link: whoever had it sees nothing more."""
         self.share_token = new_share_token()
         self.save(update_fields=["share_token"])
+
+    def file_name(self) -> str:
+        """What its exported match file is called: "buck-euchre-12-2026-11-28.json"."""
+        return f"buck-euchre-{self.pk}-{timezone.localtime(self.played_at):%Y-%m-%d}.json"
 
     @property
     def label(self) -> str:
@@ -202,6 +217,7 @@ class Match(models.Model):
             self.names,
             self.names[self.first_dealer],
             tuple(self.game_hands()),
+            timezone.localtime(self.played_at),
         )
 
     def clean(self):
@@ -301,6 +317,7 @@ class Match(models.Model):
         names,
         first_dealer: str,
         hands=(),
+        played_at=None,
     ) -> Match:
         """A new match from the engine's terms; raises RuleError and stores nothing if bad."""
         rules.new_match(ruleset, names, first_dealer)
@@ -312,6 +329,7 @@ class Match(models.Model):
             **{k: Decimal(getattr(stakes, k)) / 100 for k in matchfile.STAKE_KEYS},
             currency=stakes.currency,
             first_dealer=list(names).index(first_dealer),
+            played_at=played_at or timezone.now(),
         )
         for position, name in enumerate(names):
             player, _ = Player.objects.get_or_create(owner=owner, name=name)
@@ -322,7 +340,25 @@ class Match(models.Model):
 
     @classmethod
     def from_file(cls, owner, m: matchfile.Match) -> Match:
-        return cls.create(owner, m.preset, m.ruleset, m.stakes, m.players, m.first_dealer, m.hands)
+        return cls.create(
+            owner,
+            m.preset,
+            m.ruleset,
+            m.stakes,
+            m.players,
+            m.first_dealer,
+            m.hands,
+            m.played_at,
+        )
+
+    @classmethod
+    @transaction.atomic
+    def import_file(cls, owner, m: matchfile.Match) -> tuple[Match, bool]:
+        """Store a match file's match unless the owner has it already: (match, stored)."""
+        same = cls.objects.filter(owner=owner).same_as(m)
+        if same is not None:
+            return same, False
+        return cls.from_file(owner, m), True
 
 
 def _check_fits(names, stakes: rules.Stakes):

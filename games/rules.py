@@ -8,7 +8,7 @@ numbers in comments refer to it.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import astuple, dataclass, field, fields, replace
 
 SUITS = ("clubs", "diamonds", "hearts", "spades")
 NO_TRUMP = "none"
@@ -55,7 +55,7 @@ class Ruleset:
     min_bid: int = 2
     all_pass: str = NO_TRUMP_HAND
     no_drop_at_or_below: int | None = None
-    set_penalty: int = 5
+    set_penalty: int | None = 5  # None: no set, the maker just counts tricks (§4)
     zero_trick_penalty: int = 5
     sweep_wins: bool = True
     lone_maker_sweeps: bool = True
@@ -110,7 +110,7 @@ OPTION_CHECKS = {
     "min_bid": (_int(1, TRICKS), "a number from 1 to 5"),
     "all_pass": (_one_of(NO_TRUMP_HAND, REDEAL), '"no_trump" or "redeal"'),
     "no_drop_at_or_below": (_int(nullable=True), "a whole number or null"),
-    "set_penalty": (_int(0), "a whole number of 0 or more"),
+    "set_penalty": (_int(0, nullable=True), "a whole number of 0 or more, or null"),
     "zero_trick_penalty": (_int(0), "a whole number of 0 or more"),
     "sweep_wins": (lambda v: isinstance(v, bool), "true or false"),
     "lone_maker_sweeps": (lambda v: isinstance(v, bool), "true or false"),
@@ -552,20 +552,38 @@ def score_hand(state: MatchState, hand: Hand) -> dict:
     return _outcome(state, hand)[0]
 
 
+def maker_of(state: MatchState, hand: Hand) -> tuple[str | None, int | None]:
+    """Who made trump in a hand and the tricks they needed (§2); (None, None) with no maker."""
+    if hand.passed or hand.trump == NO_TRUMP:
+        return None, None
+    shape = state.shape(hand.upcard)
+    if shape.automatic:
+        return shape.maker, shape.needs
+    return hand.maker, hand.bid if shape.asks_bid else state.ruleset.maker_needs
+
+
+def maker_was_set(state: MatchState, hand: Hand) -> bool:
+    """Whether the hand's maker was set: took fewer than they needed, where sets count (§4)."""
+    maker, needs = maker_of(state, hand)
+    if maker is None or state.ruleset.set_penalty is None:
+        return False
+    return hand.tricks[maker] < needs
+
+
 def _outcome(state: MatchState, hand: Hand) -> tuple[dict, list]:
     """The changes of score of a checked hand, and who fell short in it (§4, §6)."""
     r = state.ruleset
     changes = dict.fromkeys(state.players, 0)
     short = []
-    shape = state.shape(hand.upcard)
-    maker = hand.maker if hand.maker is not None else shape.maker
-    needs = shape.needs if shape.automatic else (hand.bid if shape.asks_bid else r.maker_needs)
+    maker, needs = maker_of(state, hand)
     for p, took in hand.tricks.items():
-        made = took >= needs if p == maker else took > 0
+        # With no set penalty the maker is scored like everyone else who played (§4).
+        set_maker = p == maker and r.set_penalty is not None
+        made = took >= needs if set_maker else took > 0
         if made:
             changes[p] = -took
         else:
-            changes[p] = r.set_penalty if p == maker else r.zero_trick_penalty
+            changes[p] = r.set_penalty if set_maker else r.zero_trick_penalty
             short.append(p)
     return changes, short
 
@@ -658,3 +676,123 @@ def settle(state: MatchState, stakes: Stakes) -> tuple[list[Payment], dict]:
                 net[loser] -= cents
                 net[winner] += cents
     return payments, net
+
+
+# --- A night (§11) -------------------------------------------------------------------------
+
+
+def fewest_transfers(net: dict[str, int]) -> list[Payment]:
+    """The fewest payments that settle every net (cents, summing to zero) exactly (§11).
+
+    With n players owed or owing, the fewest is n − g, g being the most disjoint groups of
+    them whose nets each sum to zero; greedy pairing can miss it (+6 +4 −4 −3 −3 takes 3, not
+    4). So: the most groups for every subset, by a search over bitmasks (2ⁿ·n steps, instant
+    for a dozen players), then each group settled in one payment fewer than its size.
+    Payments come by payer, then payee, in the order the players appear in `net`.
+    """
+    if sum(net.values()) != 0:
+        raise ValueError("the nets of a night must sum to zero")
+    order = {p: i for i, p in enumerate(net)}
+    names = [p for p, cents in net.items() if cents]
+    full = (1 << len(names)) - 1
+    total = [0] * (full + 1)
+    groups = [0] * (full + 1)  # the most zero-sum groups a subset splits into
+    for mask in range(1, full + 1):
+        low = mask & -mask
+        total[mask] = total[mask ^ low] + net[names[low.bit_length() - 1]]
+        best = max(groups[mask ^ (1 << i)] for i in range(len(names)) if mask >> i & 1)
+        groups[mask] = best + (total[mask] == 0)
+    # Walk down from everybody, one player at a time, keeping the most groups: each time
+    # what is left sums to zero again, the players taken since form one group.
+    payments, group, mask = [], {}, full
+    while mask:
+        gain = total[mask] == 0
+        i = next(
+            i
+            for i in range(len(names))
+            if mask >> i & 1 and groups[mask ^ (1 << i)] + gain == groups[mask]
+        )
+        group[names[i]] = net[names[i]]
+        mask ^= 1 << i
+        if total[mask] == 0:
+            payments += _settle_group(group, order)
+            group = {}
+    return sorted(payments, key=lambda t: (order[t.payer], order[t.payee]))
+
+
+def _settle_group(net: dict[str, int], order: dict[str, int]) -> list[Payment]:
+    """A group whose nets sum to zero, settled in one payment fewer than its size.
+
+    Each payment clears the first payer or the first payee left (or both, the last time).
+    """
+    owing = sorted((p for p in net if net[p] < 0), key=order.get)
+    owed = sorted((p for p in net if net[p] > 0), key=order.get)
+    left = dict(net)
+    payments = []
+    while owing:
+        payer, payee = owing[0], owed[0]
+        cents = min(-left[payer], left[payee])
+        payments.append(Payment(payer, payee, cents))
+        left[payer] += cents
+        left[payee] -= cents
+        if not left[payer]:
+            owing.pop(0)
+        if not left[payee]:
+            owed.pop(0)
+    return payments
+
+
+# --- Statistics (§12) ----------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Tally:
+    """One player's counts over some played hands (passed hands don't count); they add up."""
+
+    dealt_in: int = 0  # hands played at their table
+    stayed_in: int = 0  # of those, hands they played rather than dropped
+    could_drop: int = 0  # hands in which the rules let them drop (§3)
+    stayed_by_choice: int = 0  # of those, hands they stayed in: the stayed-in rate's top
+    made_trump: int = 0  # hands they were the maker
+    made: int = 0  # of those, hands they took what they needed
+    was_set: int = 0  # of those, hands they were set (never with set_penalty null)
+    euchred: int = 0  # hands they played and took no trick, maker or not
+    sweeps: int = 0  # hands they took all five tricks
+    points: int = 0  # the sum of their score changes; over dealt_in, points per hand
+
+    def __add__(self, other: Tally) -> Tally:
+        return Tally(*(a + b for a, b in zip(astuple(self), astuple(other), strict=True)))
+
+
+def tallies(start: MatchState, results: list[HandResult]) -> dict[str, Tally]:
+    """Each player's Tally over a match, from its start and the results `replay` gives."""
+    counts = {p: dict.fromkeys((f.name for f in fields(Tally)), 0) for p in start.players}
+    for result in results:
+        hand = result.hand
+        if hand.passed:
+            continue
+        before = replace(
+            start,
+            scores={p: result.scores[p] - result.changes[p] for p in start.players},
+            dealer=result.dealer,
+        )
+        shape = before.shape(hand.upcard)
+        maker, needs = maker_of(before, hand)
+        for p, c in counts.items():
+            took = hand.tricks.get(p)
+            played = took is not None
+            may_drop = not (
+                shape.automatic or hand.trump == NO_TRUMP or p == maker or p in shape.must_play
+            )
+            c["dealt_in"] += 1
+            c["stayed_in"] += played
+            c["could_drop"] += may_drop
+            c["stayed_by_choice"] += may_drop and played
+            if p == maker:
+                c["made_trump"] += 1
+                c["made"] += took >= needs
+                c["was_set"] += maker_was_set(before, hand)
+            c["euchred"] += took == 0
+            c["sweeps"] += took == TRICKS
+            c["points"] += result.changes[p]
+    return {p: Tally(**c) for p, c in counts.items()}

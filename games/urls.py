@@ -9,6 +9,7 @@ urlpatterns = [
     path("matches/", views.match_list, name="match_list"),
     path("matches/new/", views.match_create, name="match_create"),
     path("matches/import/", views.match_import, name="match_import"),
+    path("matches/export/", views.match_export_all, name="match_export_all"),
     path("matches/<int:pk>/", views.match_detail, name="match_detail"),
     path("matches/<int:pk>/export/", views.match_export, name="match_export"),
     path("matches/<int:pk>/share/", views.match_share, name="match_share"),

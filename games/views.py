@@ -1,7 +1,8 @@
 from __future__ import annotations
 
 import functools
-import json
+import io
+import zipfile
 from dataclasses import replace
 
 import segno
@@ -13,6 +14,7 @@ from django.core.exceptions import ValidationError
 from django.core.paginator import Paginator
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render, resolve_url
+from django.utils import timezone
 from django.utils.safestring import mark_safe
 from django.views.decorators.http import require_http_methods, require_POST
 from django.views.decorators.vary import vary_on_headers
@@ -544,28 +546,62 @@ def _record(player: Player, matches) -> dict:
 @login_required
 def match_export(request: HttpRequest, pk: int) -> HttpResponse:
     match = _get_match(request, pk)
-    body = json.dumps(matchfile.dump(match.to_file()), indent=2, ensure_ascii=False)
-    response = HttpResponse(body + "\n", content_type="application/json")
-    filename = f"buck-euchre-{match.pk}-{match.created:%Y-%m-%d}.json"
-    response["Content-Disposition"] = f'attachment; filename="{filename}"'
+    response = HttpResponse(matchfile.dumps(match.to_file()), content_type="application/json")
+    response["Content-Disposition"] = f'attachment; filename="{match.file_name()}"'
     return response
+
+
+MAX_UPLOAD = 2_000_000  # bytes of one match file; a long match takes a few tens of kilobytes
 
 
 @login_required
 @require_POST
 def match_import(request: HttpRequest) -> HttpResponse:
-    upload = request.FILES.get("file")
-    if upload is None:
+    uploads = request.FILES.getlist("file")
+    if not uploads:
         messages.error(request, "Choose a match file to import.")
         return redirect("games:match_list")
-    try:
-        text = upload.read().decode("utf-8")
-        match = Match.from_file(request.user, matchfile.parse(text))
-    except UnicodeDecodeError:
-        messages.error(request, "That file is not a match file (it is not text).")
-    except rules.RuleError as e:
-        messages.error(request, f"Nothing was imported. {e.located()}")
-    else:
-        messages.success(request, "Match imported.")
-        return redirect(match)
+    matches, stored = [], 0
+    for upload in uploads:
+        try:
+            match, new = _import_upload(request.user, upload)
+        except rules.RuleError as e:
+            messages.error(request, f"{upload.name}: Nothing was imported. {e.located()}")
+            continue
+        matches.append(match)
+        stored += new
+        if not new:
+            when = f"{timezone.localtime(match.played_at):%-d %b %Y}"
+            messages.info(request, f"{upload.name}: already imported ({match}, {when}).")
+    if stored:
+        words = f"{stored} matches" if stored > 1 else "Match"
+        messages.success(request, f"{words} imported.")
+    if len(uploads) == 1 and matches:
+        return redirect(matches[0])
     return redirect("games:match_list")
+
+
+def _import_upload(user, upload) -> tuple[Match, bool]:
+    """Store an uploaded match file unless the user has that match: (match, stored)."""
+    data = upload.read(MAX_UPLOAD + 1)
+    if len(data) > MAX_UPLOAD:
+        raise rules.RuleError("bad_file", "That file is too big to be a match file.")
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        raise rules.RuleError("bad_file", "That is not a match file (it is not text).") from None
+    return Match.import_file(user, matchfile.parse(text))
+
+
+@login_required
+@require_http_methods(["GET"])
+def match_export_all(request: HttpRequest) -> HttpResponse:
+    """Every match of the user as match files in one zip: a download and a backup."""
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+        for match in Match.objects.filter(owner=request.user).order_by("played_at").with_hands():
+            archive.writestr(match.file_name(), matchfile.dumps(match.to_file()))
+    response = HttpResponse(buffer.getvalue(), content_type="application/zip")
+    name = f"buck-euchre-matches-{timezone.localdate():%Y-%m-%d}.zip"
+    response["Content-Disposition"] = f'attachment; filename="{name}"'
+    return response

@@ -6,6 +6,8 @@ import json
 import random
 import subprocess
 import sys
+from dataclasses import replace
+from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
@@ -101,6 +103,33 @@ def test_a_rules_object_overrides_the_preset():
     assert match.ruleset.ties == "share" and match.preset == "standard"
 
 
+@pytest.mark.parametrize(
+    "set_penalty, bob, sets",
+    [
+        (5, 5, {"Ann": 0, "Bob": 1, "Cat": 0, "Dan": 1}),
+        (None, -2, {"Ann": 0, "Bob": 0, "Cat": 0, "Dan": 1}),
+    ],
+)
+def test_a_rules_object_may_play_without_sets(set_penalty, bob, sets):
+    short = {**HAND, "tricks": {"Ann": 2, "Bob": 2, "Cat": 1, "Dan": 0}}
+    doc = example(
+        rules={"preset": "standard", "set_penalty": set_penalty},
+        stakes={"per_set": "0.25"},
+        hands=[short],
+    )
+    match, state, results = matchfile.load(json.dumps(doc))
+    assert results[0].changes == {"Ann": -2, "Bob": bob, "Cat": -1, "Dan": 5}
+    assert state.sets == sets
+    assert matchfile.parse(json.dumps(matchfile.dump(match))) == match
+
+
+def test_a_null_set_penalty_is_written_out_as_null():
+    doc = example(rules={"preset": "spades-21", "set_penalty": None}, hands=[])
+    match = matchfile.parse(json.dumps(doc))
+    text = json.dumps(matchfile.dump(match))
+    assert '"rules": {"preset": "spades-21", "set_penalty": null}' in text
+
+
 def test_a_redealt_hand_moves_the_deal_and_scores_nothing():
     doc = example(
         rules="dirty-clubs",
@@ -116,6 +145,136 @@ def test_a_redealt_hand_moves_the_deal_and_scores_nothing():
     report = matchfile.report(*matchfile.load(json.dumps(doc)))
     assert report["hands"][0]["changes"] == {"Ann": 0, "Bob": 0, "Cat": 0, "Dan": 0}
     assert [h["dealer"] for h in report["hands"]] == ["Dan", "Ann"]
+
+
+# --- When it was played, and names with spaces around them --------------------------------------
+
+
+@pytest.mark.parametrize(
+    "text, utc",
+    [
+        ("2026-11-28T19:30:00-06:00", datetime(2026, 11, 29, 1, 30, tzinfo=UTC)),
+        ("2026-11-29T01:30:00Z", datetime(2026, 11, 29, 1, 30, tzinfo=UTC)),
+        ("2026-11-29T02:30+01:00", datetime(2026, 11, 29, 1, 30, tzinfo=UTC)),
+        ("2026-11-29T01:30:00.250000+00:00", datetime(2026, 11, 29, 1, 30, 0, 250000, UTC)),
+    ],
+)
+def test_played_at_is_read_as_an_instant(text, utc):
+    assert matchfile.parse(json.dumps(example(played_at=text))).played_at == utc
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        "2026-11-28T19:30:00",
+        "2026-11-28",
+        "2026-13-28T19:30:00-06:00",
+        "2026-11-28T19:30:00-0600",
+        "28/11/2026 19:30 -06:00",
+        "yesterday",
+        "",
+        "0001-01-01T00:00:00+01:00",
+        "２０２６-11-28T19:30:00-06:00",
+        1764379800,
+        ["2026-11-28T19:30:00-06:00"],
+    ],
+)
+def test_played_at_without_an_offset_or_not_a_date_is_a_bad_file(value):
+    error = error_of(example(played_at=value))
+    assert (error.code, error.hand) == ("bad_file", None) and "played_at" in error.message
+
+
+def test_played_at_is_written_with_its_offset_and_read_back_as_the_same_instant():
+    match = matchfile.parse(json.dumps(example(played_at="2026-11-28T19:30:00-06:00")))
+    doc = matchfile.dump(match)
+    assert doc["played_at"] == "2026-11-28T19:30:00-06:00"
+    assert list(doc).index("played_at") == list(doc).index("first_dealer") + 1
+    assert matchfile.parse(json.dumps(doc)) == match
+    assert "played_at" not in matchfile.dump(matchfile.parse(json.dumps(EXAMPLE)))
+
+
+def test_spaces_around_a_name_are_dropped_wherever_a_name_is_read():
+    doc = example(players=[" Ann", "Bob ", "Cat", "Dan"], first_dealer=" Dan ")
+    doc["hands"][0] = {
+        "upcard": "hearts",
+        "trump": "hearts",
+        "maker": "Bob  ",
+        "dropped": [" Cat"],
+        "tricks": {"Ann ": 0, " Bob": 3, "Dan": 2},
+        "dealer": "Dan ",
+    }
+    plain = copy.deepcopy(EXAMPLE)
+    plain["hands"][0]["dealer"] = "Dan"
+    assert matchfile.parse(json.dumps(doc)) == matchfile.parse(json.dumps(plain))
+
+
+@pytest.mark.parametrize(
+    "players, code",
+    [(["Ann", "Bob", "Ann ", "Dan"], "bad_table"), (["Ann", "  ", "Cat", "Dan"], "bad_table")],
+)
+def test_names_equal_after_trimming_are_one_name(players, code):
+    error = error_of(example(players=players, hands=[]))
+    assert (error.code, error.hand) == (code, None)
+
+
+def test_a_player_listed_twice_in_tricks_once_trimmed_is_a_seat_count():
+    tricks = {"Ann": 1, "Bob": 3, "Cat": 1, "Dan": 0, "Ann ": 0}
+    error = error_of(example(hands=[HAND, {**HAND, "tricks": tricks}]))
+    assert (error.code, error.hand) == ("seat_count", 2) and "Ann is listed twice" in error.message
+
+
+SAME = example(played_at="2026-11-28T19:30:00-06:00")
+
+
+@pytest.mark.parametrize(
+    "other",
+    [
+        SAME,
+        {**SAME, "played_at": "2026-11-29T01:30:00Z"},
+        {**SAME, "rules": {"preset": "standard"}},
+        {
+            **SAME,
+            "hands": [
+                {**h, "dealer": d}
+                for h, d in zip(SAME["hands"], ["Dan", "Ann", "Bob", "Cat"], strict=True)
+            ],
+        },
+        {
+            **SAME,
+            "hands": [SAME["hands"][0], {**SAME["hands"][1], "trump": "clubs"}, *SAME["hands"][2:]],
+        },
+        {
+            **SAME,
+            "hands": [*SAME["hands"][:3], {**SAME["hands"][3], "dropped": ["Dan", "Bob", "Ann"]}],
+        },
+        {**SAME, "players": ["Ann ", "Bob", "Cat", "Dan"]},
+    ],
+)
+def test_the_same_match_written_another_way_is_the_same_match(other):
+    assert matchfile.parse(json.dumps(SAME)).same_as(matchfile.parse(json.dumps(other)))
+
+
+@pytest.mark.parametrize(
+    "other, hands",
+    [
+        ({k: v for k, v in SAME.items() if k != "played_at"}, 4),
+        ({**SAME, "played_at": "2026-11-28T19:30:00-05:00"}, 4),
+        ({**SAME, "players": ["Ann", "Bob", "Cat", "Dave"], "first_dealer": "Ann", "hands": []}, 0),
+        ({**SAME, "players": ["Bob", "Ann", "Cat", "Dan"], "hands": []}, 0),
+        ({**SAME, "first_dealer": "Ann", "hands": []}, 0),
+        ({**SAME, "rules": {"preset": "standard", "ties": "share"}}, 4),
+        ({**SAME, "rules": "no-dirty-clubs", "hands": SAME["hands"][:1]}, 1),
+        ({**SAME, "stakes": {**SAME["stakes"], "currency": "EUR"}}, 4),
+        ({**SAME, "stakes": {**SAME["stakes"], "per_set": "0.01"}}, 4),
+        ({**SAME, "hands": SAME["hands"][:3]}, 4),
+        ({**SAME, "hands": [{**SAME["hands"][0], "tricks": {"Ann": 1, "Bob": 3, "Dan": 1}}]}, 1),
+    ],
+)
+def test_another_time_table_rules_stakes_or_hand_is_another_match(other, hands):
+    one = matchfile.parse(json.dumps(SAME))
+    one = replace(one, hands=one.hands[:hands])
+    assert not one.same_as(matchfile.parse(json.dumps(other)))
+    assert one.same_as(one)
 
 
 HAND = {
@@ -146,6 +305,7 @@ BAD_FILES = [
     (example(rules={"preset": "standard", "colour": "red"}), None, "bad_rules"),
     (example(rules={"preset": "standard", "maker_needs": 9}), None, "bad_rules"),
     (example(rules={"preset": "standard", "sweep_wins": "yes"}), None, "bad_rules"),
+    (example(rules={"preset": "standard", "set_penalty": "none"}), None, "bad_rules"),
     (example(rules={"ties": "share"}), None, "bad_rules"),
     (example(players=["Ann", "Bob", "Cat"]), None, "bad_table"),
     (example(players=["Ann", "Bob", "Ann", "Dan"]), None, "bad_table"),
@@ -207,10 +367,16 @@ presets = st.sampled_from(sorted(rules.PRESETS))
 @given(presets, st.integers(0, 2**32))
 def test_parse_of_dump_is_the_same_match(preset, seed):
     rnd = random.Random(seed)
-    overrides = rnd.choice([{}, {"ties": "share"}, {"set_penalty": 3, "players": [3, 4]}])
+    overrides = rnd.choice(
+        [{}, {"ties": "share"}, {"set_penalty": 3, "players": [3, 4]}, {"set_penalty": None}]
+    )
     match = random_match(rnd, preset, **overrides)
+    offset = timezone(timedelta(minutes=15 * rnd.randrange(-48, 57)))
+    when = datetime(2020, 1, 1, tzinfo=UTC) + timedelta(seconds=rnd.randrange(10**9) / 8)
+    match = replace(match, played_at=rnd.choice([None, when.astimezone(offset)]))
     text = json.dumps(matchfile.dump(match))
     assert matchfile.parse(text) == match
+    assert matchfile.parse(text).same_as(match) == (match.played_at is not None)
 
 
 def _break(hand: dict, ruleset: rules.Ruleset, players, dealer: str, rnd: random.Random):
@@ -431,3 +597,173 @@ def test_replay_reads_standard_input_in_a_real_process():
     )
     assert result.returncode == 1
     assert json.loads(result.stdout)["error"]["code"] == "bad_file"
+
+
+# --- The settle command (a night, RULES.md §11) -----------------------------------------------
+
+SWEPT_BY_BOB = example(
+    players=["Ann", "Bob", "Eve", "Dan"],
+    first_dealer="Ann",
+    hands=[
+        {
+            "upcard": "diamonds",
+            "trump": "spades",
+            "maker": "Bob",
+            "dropped": ["Ann", "Eve", "Dan"],
+            "tricks": {"Bob": 5},
+        }
+    ],
+)
+
+
+def settle(*args):
+    out, err = io.StringIO(), io.StringIO()
+    code = 0
+    try:
+        call_command("settle", *args, stdout=out, stderr=err)
+    except SystemExit as e:
+        code = e.code
+    return code, out.getvalue(), err.getvalue()
+
+
+@pytest.fixture
+def night(tmp_path):
+    """Write match files; give back their paths as strings."""
+
+    def write(*docs):
+        paths = []
+        for i, doc in enumerate(docs):
+            path = tmp_path / f"m{i + 1}.json"
+            path.write_text(doc if isinstance(doc, str) else json.dumps(doc))
+            paths.append(str(path))
+        return paths
+
+    return write
+
+
+def cents(amount: str) -> int:
+    return rules.parse_money(amount.lstrip("-")) * (-1 if amount.startswith("-") else 1)
+
+
+def settles(net: dict, transfers: list) -> bool:
+    left = {p: cents(n) for p, n in net.items()}
+    for t in transfers:
+        left[t["from"]] += cents(t["amount"])
+        left[t["to"]] -= cents(t["amount"])
+    return not any(left.values())
+
+
+def test_settle_one_match_pays_its_winner(night):
+    code, out, _ = settle(*night(EXAMPLE), "--json")
+    doc = json.loads(out)
+    assert code == 0 and list(doc) == ["matches", "net", "transfers", "currency"]
+    net = {"Ann": "-3.70", "Bob": "-3.00", "Cat": "9.80", "Dan": "-3.10"}
+    assert doc["matches"] == [{"file": night(EXAMPLE)[0], "finished": True, "net": net}]
+    assert doc["net"] == net and doc["currency"] == "USD"
+    assert doc["transfers"] == [
+        {"from": "Ann", "to": "Cat", "amount": "3.70"},
+        {"from": "Bob", "to": "Cat", "amount": "3.00"},
+        {"from": "Dan", "to": "Cat", "amount": "3.10"},
+    ]
+
+
+def test_settle_adds_up_a_night_and_lists_an_unfinished_match_with_no_net(night):
+    later = example(players=["Ann", "Bob", "Cat", "Zoe"], first_dealer="Zoe", hands=[])
+    paths = night(EXAMPLE, SWEPT_BY_BOB, later)
+    code, out, _ = settle(*paths, "--json")
+    doc = json.loads(out)
+    assert code == 0
+    assert [(m["file"], m["finished"]) for m in doc["matches"]] == [
+        (paths[0], True),
+        (paths[1], True),
+        (paths[2], False),
+    ]
+    assert doc["matches"][1]["net"] == {
+        "Ann": "-3.50",
+        "Bob": "10.50",
+        "Eve": "-3.50",
+        "Dan": "-3.50",
+    }
+    assert doc["matches"][2]["net"] == {}
+    assert doc["net"] == {
+        "Ann": "-7.20",
+        "Bob": "7.50",
+        "Cat": "9.80",
+        "Dan": "-6.60",
+        "Eve": "-3.50",
+        "Zoe": "0.00",
+    }
+    assert len(doc["transfers"]) == 4 and settles(doc["net"], doc["transfers"])
+    order = list(doc["net"])
+    keys = [(order.index(t["from"]), order.index(t["to"])) for t in doc["transfers"]]
+    assert keys == sorted(keys)
+
+
+def test_settle_names_the_file_and_hand_of_the_first_fault(night):
+    bad = example(hands=[HAND, {**HAND, "dealer": "Dan"}])
+    paths = night(EXAMPLE, bad, "{not json")
+    code, out, _ = settle(*paths, "--json")
+    assert code == 1
+    assert json.loads(out) == {
+        "error": {
+            "file": paths[1],
+            "hand": 2,
+            "code": "bad_dealer",
+            "message": "It is Ann's deal, not Dan's.",
+        }
+    }
+    assert list(json.loads(out)["error"]) == ["file", "hand", "code", "message"]
+
+
+def test_settle_refuses_a_night_in_two_currencies_naming_the_first_that_differs(night):
+    no_stakes = {k: v for k, v in EXAMPLE.items() if k != "stakes"}
+    euros = example(stakes={"per_game": "1.00", "currency": "EUR"}, hands=[])
+    paths = night(EXAMPLE, no_stakes, euros, no_stakes)
+    code, out, _ = settle(*paths, "--json")
+    error = json.loads(out)["error"]
+    assert code == 1 and (error["file"], error["hand"], error["code"]) == (
+        paths[2],
+        None,
+        "mixed_currency",
+    )
+    assert "EUR" in error["message"] and "USD" in error["message"]
+    code, out, _ = settle(*night(euros, no_stakes), "--json")
+    assert code == 1 and json.loads(out)["error"]["file"].endswith("m2.json")
+
+
+def test_settle_in_another_currency_says_which(night):
+    doc = dict(EXAMPLE, stakes={"per_game": "1.00", "currency": "EUR"})
+    code, out, _ = settle(*night(doc, doc), "--json")
+    assert code == 0 and json.loads(out)["currency"] == "EUR"
+    assert json.loads(out)["net"]["Cat"] == "6.00"
+
+
+def test_settle_prints_a_table_for_people(night):
+    paths = night(EXAMPLE, example(hands=[]))
+    code, out, err = settle(*paths)
+    assert code == 0 and err == ""
+    assert "Net (USD): Ann -3.70, Bob -3.00, Cat 9.80, Dan -3.10" in out
+    assert "Ann pays Cat 3.70 USD" in out
+    assert f"{paths[1]}  not finished" in out
+
+
+def test_settle_without_json_writes_the_error_to_stderr(night):
+    code, out, err = settle(*night(EXAMPLE, example(hands=[HAND, {**HAND, "dealer": "Dan"}])))
+    assert code == 1 and out == ""
+    assert "m2.json: Hand 2: It is Ann's deal, not Dan's. (bad_dealer)" in err
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.lists(st.tuples(presets, st.integers(0, 2**32)), min_size=1, max_size=4))
+def test_a_night_of_random_matches_nets_to_zero_and_settles_exactly(matches):
+    loaded = []
+    for i, (preset, seed) in enumerate(matches):
+        match = random_match(random.Random(seed), preset)
+        state, _ = rules.replay(match.start(), match.hands)
+        loaded.append((f"m{i}.json", match, state))
+    doc = matchfile.night_report(loaded)
+    assert sum(cents(n) for n in doc["net"].values()) == 0
+    for p, n in doc["net"].items():
+        assert cents(n) == sum(cents(m["net"].get(p, "0")) for m in doc["matches"])
+    assert settles(doc["net"], doc["transfers"])
+    assert all(cents(t["amount"]) > 0 for t in doc["transfers"])

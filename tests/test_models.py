@@ -6,6 +6,7 @@ import json
 import pytest
 from django.core.management import call_command
 from django.db import IntegrityError, transaction
+from django.utils import timezone
 
 from games import matchfile, rules
 from games.models import Hand, Match, Play, Player
@@ -88,27 +89,107 @@ def test_a_too_long_name_is_refused_in_words(user):
     assert not Match.objects.exists()
 
 
-def test_import_then_export_gives_back_the_same_match(user, tmp_path):
-    path = tmp_path / "match.json"
-    path.write_text(json.dumps(EXAMPLE))
-    out = io.StringIO()
-    call_command("import_match", str(path), stdout=out)
-    pk = int(out.getvalue())
-    out = io.StringIO()
-    call_command("export_match", str(pk), stdout=out)
-    assert matchfile.parse(out.getvalue()) == matchfile.parse(json.dumps(EXAMPLE))
+PLAYED = {**EXAMPLE, "played_at": "2026-11-28T19:30:00-06:00"}
 
 
-def test_import_of_a_bad_file_stores_nothing_and_exits_1(user, tmp_path):
-    doc = json.loads(json.dumps(EXAMPLE))
-    doc["hands"][1]["tricks"]["Ann"] = 3
-    path = tmp_path / "bad.json"
-    path.write_text(json.dumps(doc))
-    out = io.StringIO()
-    with pytest.raises(SystemExit) as e:
-        call_command("import_match", str(path), "--json", stdout=out)
-    assert e.value.code == 1
-    assert json.loads(out.getvalue())["error"] == {
+def command(name, *args):
+    """Run a command: (exit status, standard output, standard error)."""
+    out, err = io.StringIO(), io.StringIO()
+    code = 0
+    try:
+        call_command(name, *args, stdout=out, stderr=err)
+    except SystemExit as e:
+        code = e.code
+    return code, out.getvalue(), err.getvalue()
+
+
+@pytest.fixture
+def files(tmp_path):
+    """Write match files; give back their paths as strings."""
+
+    def write(*docs):
+        paths = []
+        for i, doc in enumerate(docs):
+            path = tmp_path / f"m{i + 1}.json"
+            path.write_text(doc if isinstance(doc, str) else json.dumps(doc))
+            paths.append(str(path))
+        return paths
+
+    return write
+
+
+def test_import_then_export_gives_back_the_same_match(user, files):
+    [path] = files(PLAYED)
+    code, out, _ = command("import_match", path)
+    pk = Match.objects.get().pk
+    assert code == 0 and out == f"{path}: {pk}\n"
+    code, out, _ = command("export_match", str(pk))
+    exported = json.loads(out)
+    assert exported["played_at"] == "2026-11-28T19:30:00-06:00"
+    assert matchfile.parse(out) == matchfile.parse(json.dumps(PLAYED))
+
+
+def test_import_without_played_at_takes_the_time_of_the_import(user, files):
+    before = timezone.now()
+    command("import_match", *files(EXAMPLE))
+    match = Match.objects.get()
+    assert before <= match.played_at <= timezone.now()
+    written = matchfile.parse(matchfile.dumps(reload(match).to_file())).played_at
+    assert written == match.played_at and written.utcoffset() is not None
+
+
+def test_import_of_several_files_stores_each_match_once(user, files):
+    other = dict(PLAYED, players=["Ann", "Bob", "Eve", "Dan"], hands=[])
+    respelled = dict(PLAYED, players=["Ann ", " Bob", "Cat", "Dan"])
+    dealers = ["Dan", "Ann", "Bob", "Cat"]
+    respelled["hands"] = [{**h, "dealer": d} for h, d in zip(PLAYED["hands"], dealers, strict=True)]
+    paths = files(PLAYED, other, PLAYED, respelled)
+    code, out, err = command("import_match", *paths, "--user", "ann")
+    first, second = Match.objects.order_by("pk")
+    assert code == 0 and err == ""
+    assert out.splitlines() == [
+        f"{paths[0]}: {first.pk}",
+        f"{paths[1]}: {second.pk}",
+        f"{paths[2]}: {first.pk} (already imported)",
+        f"{paths[3]}: {first.pk} (already imported)",
+    ]
+    assert Match.objects.count() == 2 and first.owner == user
+
+
+def test_a_match_is_another_users_own_and_a_match_without_played_at_is_always_new(
+    user, other_user, files
+):
+    [played, bare] = files(PLAYED, EXAMPLE)
+    command("import_match", played, bare, "--user", "ann")
+    code, out, _ = command("import_match", played, bare, "--user", "eve")
+    assert code == 0 and "already" not in out
+    code, out, _ = command("import_match", played, bare, "--user", "ann")
+    assert out.splitlines()[0].endswith("(already imported)")
+    assert not out.splitlines()[1].endswith("(already imported)")
+    assert Match.objects.filter(owner=user).count() == 3
+    assert Match.objects.filter(owner=other_user).count() == 2
+
+
+def test_a_refused_file_stores_nothing_says_why_on_stderr_and_exits_1(user, files):
+    bad = json.loads(json.dumps(PLAYED))
+    bad["hands"][1]["tricks"]["Ann"] = 3
+    bad["players"][3] = "Zed"
+    paths = files(PLAYED, bad, "{")
+    code, out, err = command("import_match", *paths)
+    assert code == 1
+    assert out == f"{paths[0]}: {Match.objects.get().pk}\n"
+    assert f"{paths[1]}: nothing imported." in err and f"{paths[2]}: nothing imported." in err
+    assert not Player.objects.filter(name="Zed").exists()
+
+
+def test_import_errors_as_json_name_the_file_and_the_hand(user, files):
+    bad = json.loads(json.dumps(EXAMPLE))
+    bad["hands"][1]["tricks"]["Ann"] = 3
+    [path] = files(bad)
+    code, out, err = command("import_match", path, "--json")
+    assert code == 1 and out == ""
+    assert json.loads(err)["error"] == {
+        "file": path,
         "hand": 2,
         "code": "tricks_total",
         "message": "The tricks add up to 6; a hand always has 5.",
@@ -116,16 +197,46 @@ def test_import_of_a_bad_file_stores_nothing_and_exits_1(user, tmp_path):
     assert not Match.objects.exists() and not Player.objects.exists()
 
 
-def test_import_on_an_empty_database_creates_an_owner(db, tmp_path):
-    path = tmp_path / "match.json"
-    path.write_text(json.dumps(EXAMPLE))
-    out, err = io.StringIO(), io.StringIO()
-    call_command("import_match", str(path), stdout=out, stderr=err)
-    assert Match.objects.get(pk=int(out.getvalue())).owner.username == "scorekeeper"
+def test_import_for_a_user_who_does_not_exist_fails(user, files):
+    from django.core.management.base import CommandError
+
+    with pytest.raises(CommandError, match="no user 'zed'"):
+        call_command("import_match", *files(EXAMPLE), "--user", "zed")
+
+
+def test_import_on_an_empty_database_creates_an_owner(db, files):
+    code, out, err = command("import_match", *files(EXAMPLE))
+    pk = int(out.split(": ")[1])
+    assert Match.objects.get(pk=pk).owner.username == "scorekeeper"
+    assert "scorekeeper" in err
+
+
+def test_export_all_writes_every_match_of_the_user_and_they_import_back_as_the_same(
+    user, other_user, tmp_path
+):
+    mine = [make_match(user, hands=[ORDERED]), make_match(user, "short-15", set_penalty=None)]
+    make_match(other_user)
+    code, out, _ = command("export_match", "--all", "--user", "ann", str(tmp_path / "backup"))
+    written = sorted((tmp_path / "backup").iterdir())
+    assert code == 0 and len(written) == 2 and len(out.splitlines()) == 2
+    for match, path in zip(mine, written, strict=True):
+        assert path.name == match.file_name()
+        assert matchfile.parse(path.read_text()).same_as(reload(match).to_file())
+    code, out, _ = command("import_match", *map(str, written), "--user", "ann")
+    assert out.count("(already imported)") == 2 and Match.objects.count() == 3
+
+
+def test_export_all_needs_a_user_that_exists(user, tmp_path):
+    from django.core.management.base import CommandError
+
+    with pytest.raises(CommandError, match="--user"):
+        call_command("export_match", "--all", str(tmp_path))
+    with pytest.raises(CommandError, match="no user 'zed'"):
+        call_command("export_match", "--all", "--user", "zed", str(tmp_path))
 
 
 def test_import_of_a_preset_with_its_own_stakes_and_house_rules_round_trips(user):
-    doc = {**EXAMPLE, "rules": {"preset": "spades-21", "ties": "play_on"}}
+    doc = {**PLAYED, "rules": {"preset": "spades-21", "ties": "play_on"}}
     del doc["stakes"]
     doc["hands"] = [{"upcard": "spades", "tricks": {"Ann": 1, "Bob": 1, "Cat": 1, "Dan": 2}}]
     match = Match.from_file(user, matchfile.parse(json.dumps(doc)))

@@ -1,5 +1,6 @@
 """The rules engine: every rule of RULES.md, every preset, and properties over random matches."""
 
+import itertools
 import random
 from dataclasses import replace
 
@@ -152,6 +153,8 @@ def test_every_preset_is_described_and_only_spades_21_has_stakes():
         ("all_pass", "misdeal"),
         ("no_drop_at_or_below", 2.5),
         ("set_penalty", -1),
+        ("set_penalty", "5"),
+        ("set_penalty", True),
         ("zero_trick_penalty", None),
         ("sweep_wins", 1),
         ("lone_maker_sweeps", "yes"),
@@ -439,6 +442,59 @@ def test_a_set_maker_pays_the_set_penalty_and_nothing_for_tricks():
     assert changes(start(set_penalty=7), h)[BOB] == 7
 
 
+# With no set penalty (§4): the maker just counts tricks like everyone who played.
+
+NO_SET_HANDS = [
+    # (preset, hand, the maker's change)
+    ("standard", hand("hearts", {ANN: 2, BOB: 2, CAT: 1, DAN: 0}, "hearts", BOB), -2),
+    ("standard", hand("hearts", {ANN: 3, BOB: 0, CAT: 1, DAN: 1}, "hearts", BOB), 4),
+    ("standard", hand("hearts", {ANN: 1, BOB: 4}, "spades", BOB, [CAT, DAN]), -4),
+    ("dirty-clubs", hand("hearts", {ANN: 1, BOB: 3, CAT: 1, DAN: 0}, "spades", BOB, bid=4), -3),
+    ("spades-21", hand("spades", {ANN: 2, BOB: 2, CAT: 0, DAN: 1}), -1),
+    ("spades-21", hand("spades", {ANN: 2, BOB: 2, CAT: 1, DAN: 0}), 4),
+]
+
+
+@pytest.mark.parametrize("preset, h, change", NO_SET_HANDS)
+def test_with_no_set_penalty_a_maker_who_falls_short_just_counts_tricks(preset, h, change):
+    maker = h.maker or DAN
+    with_set = changes(start(preset, zero_trick_penalty=4), h)
+    without = changes(start(preset, zero_trick_penalty=4, set_penalty=None), h)
+    assert without[maker] == change
+    assert {p: c for p, c in without.items() if p != maker} == {
+        p: c for p, c in with_set.items() if p != maker
+    }
+
+
+def test_with_no_set_penalty_only_a_maker_without_a_trick_falls_short_for_the_money():
+    state = start(set_penalty=None)
+    state, _ = rules.play(state, hand("hearts", {ANN: 1, BOB: 2, CAT: 2, DAN: 0}, "hearts", BOB))
+    state, _ = rules.play(state, hand("hearts", {ANN: 3, BOB: 0, CAT: 1, DAN: 1}, "hearts", BOB))
+    assert state.sets == {ANN: 0, BOB: 1, CAT: 0, DAN: 1}
+    assert state.scores == {ANN: 21, BOB: 28, CAT: 22, DAN: 29}
+
+
+@pytest.mark.parametrize("preset", sorted(PRESET_TABLE))
+def test_every_preset_keeps_its_set_penalty_and_takes_none_as_a_house_rule(preset):
+    assert rules.PRESETS[preset].ruleset.set_penalty == 5
+    ruleset = rules.make_ruleset(preset, set_penalty=None)
+    assert ruleset.set_penalty is None
+    assert rules.ruleset_overrides(preset, ruleset) == {"set_penalty": None}
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.sampled_from(sorted(rules.PRESETS)), st.integers(0, 2**32))
+def test_with_no_set_penalty_everyone_who_played_is_scored_by_tricks(preset, seed):
+    match = random_match(random.Random(seed), preset, set_penalty=None, zero_trick_penalty=3)
+    state, results = rules.replay(match.start(), match.hands)
+    short = dict.fromkeys(match.players, 0)
+    for result in results:
+        for p, took in result.hand.tricks.items():
+            assert result.changes[p] == (-took if took else 3)
+            short[p] += took == 0
+    assert state.sets == short
+
+
 def test_a_bidder_goes_down_by_tricks_taken_not_by_the_bid():
     state = start("dirty-clubs")
     made = hand("hearts", {ANN: 0, BOB: 4, CAT: 1, DAN: 0}, "spades", BOB, bid=3)
@@ -613,3 +669,181 @@ def test_every_generated_match_replays_and_adds_up(preset, seed):
         with pytest.raises(RuleError) as e:
             rules.check_hand(state, random_hand(replace(state, winners=()), random.Random(seed)))
         assert e.value.code == "match_over"
+
+
+# --- A night: the fewest transfers (§11) ----------------------------------------------------
+
+
+def settled(net, payments):
+    left = dict(net)
+    for p in payments:
+        left[p.payer] += p.cents
+        left[p.payee] -= p.cents
+    return all(cents == 0 for cents in left.values())
+
+
+def most_zero_groups(values) -> int:
+    """The most disjoint zero-sum groups that cover `values`, by trying every partition."""
+    if not values:
+        return 0
+    first, rest = values[0], values[1:]
+    best = 0
+    for k in range(len(rest) + 1):
+        for chosen in itertools.combinations(range(len(rest)), k):
+            if first + sum(rest[i] for i in chosen) == 0:
+                others = [v for i, v in enumerate(rest) if i not in chosen]
+                best = max(best, 1 + most_zero_groups(others))
+    return best
+
+
+def test_greedy_pairing_is_beaten_a_night_of_five_takes_three_payments():
+    net = {ANN: 600, BOB: 400, CAT: -400, DAN: -300, "Eve": -300}
+    payments = rules.fewest_transfers(net)
+    assert [(p.payer, p.payee, p.cents) for p in payments] == [
+        (CAT, BOB, 400),
+        (DAN, ANN, 300),
+        ("Eve", ANN, 300),
+    ]
+
+
+def test_transfers_come_by_payer_then_payee_in_the_order_players_appear():
+    net = {"Zed": -500, ANN: 300, "Moe": -100, BOB: 300}
+    payments = rules.fewest_transfers(net)
+    assert [(p.payer, p.payee) for p in payments] == [("Zed", ANN), ("Zed", BOB), ("Moe", BOB)]
+    assert settled(net, payments)
+
+
+@pytest.mark.parametrize(
+    "net, count",
+    [
+        ({}, 0),
+        ({ANN: 0, BOB: 0}, 0),
+        ({ANN: 170, BOB: -170, CAT: 0}, 1),
+        ({ANN: 520, BOB: -170, CAT: -220, DAN: -130}, 3),
+        ({ANN: 100, BOB: -100, CAT: 250, DAN: -250}, 2),
+    ],
+)
+def test_a_night_needs_one_payment_fewer_than_each_group_that_evens_out(net, count):
+    payments = rules.fewest_transfers(net)
+    assert len(payments) == count and settled(net, payments)
+
+
+def test_nets_that_do_not_sum_to_zero_are_not_a_night():
+    with pytest.raises(ValueError):
+        rules.fewest_transfers({ANN: 100, BOB: -99})
+
+
+def test_a_dozen_players_in_four_groups_of_three_take_eight_payments():
+    # Each group is 4ᵏ, 2·4ᵏ and −3·4ᵏ: in binary no other subset can even out.
+    net = {}
+    for k in range(4):
+        net |= {f"A{k}": 4**k, f"B{k}": 2 * 4**k, f"C{k}": -3 * 4**k}
+    payments = rules.fewest_transfers(net)
+    assert len(payments) == 8 and settled(net, payments)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.integers(-6, 6), min_size=1, max_size=7), st.randoms(use_true_random=False))
+def test_the_transfers_settle_every_net_exactly_in_the_fewest_payments(values, rnd):
+    values.append(-sum(values))
+    names = [f"P{i}" for i in range(len(values))]
+    rnd.shuffle(names)
+    net = dict(zip(names, values, strict=True))
+    payments = rules.fewest_transfers(net)
+    assert settled(net, payments)
+    assert all(p.cents > 0 and net[p.payer] < 0 and net[p.payee] > 0 for p in payments)
+    owed = [v for v in values if v]
+    assert len(payments) == len(owed) - most_zero_groups(owed)
+    order = list(net)
+    keys = [(order.index(p.payer), order.index(p.payee)) for p in payments]
+    assert keys == sorted(keys) and len(set(keys)) == len(keys)
+
+
+# --- Statistics: each player's tally of a match (§12) ----------------------------------------
+
+
+def tally_of(state, hands):
+    _, results = rules.replay(state, hands)
+    return rules.tallies(state, results)
+
+
+def test_a_match_of_four_hands_is_tallied_for_each_player():
+    hands = [
+        hand("hearts", {ANN: 0, BOB: 3, DAN: 2}, "hearts", BOB, [CAT]),
+        hand("diamonds", {BOB: 2, ANN: 2, DAN: 1}, "hearts", BOB, [CAT]),
+        hand("clubs", {ANN: 2, BOB: 2, CAT: 1, DAN: 0}),
+        hand("hearts", {ANN: 1, BOB: 1, CAT: 3, DAN: 0}, NO_TRUMP),
+    ]
+    t = tally_of(start(), hands)
+    # Dropping is allowed to a non-maker in hands 1 and 2 only (a turned club, no trump).
+    assert t[ANN] == rules.Tally(4, 4, 2, 2, 0, 0, 0, 1, 0, 5 - 2 - 2 - 1)
+    assert t[BOB] == rules.Tally(4, 4, 0, 0, 2, 1, 1, 0, 0, -3 + 5 - 2 - 1)
+    assert t[CAT] == rules.Tally(4, 2, 2, 0, 0, 0, 0, 0, 0, -1 - 3)
+    assert t[DAN] == rules.Tally(4, 4, 2, 2, 0, 0, 0, 2, 0, -2 - 1 + 5 + 5)
+
+
+def test_a_redealt_hand_is_not_dealt_in():
+    state = start("dirty-clubs")
+    hands = [hand("hearts", {}, passed=True), hand("clubs", {ANN: 5, BOB: 0, CAT: 0, DAN: 0})]
+    t = tally_of(state, hands)
+    assert t[ANN] == rules.Tally(dealt_in=1, stayed_in=1, sweeps=1, points=-5)
+    assert t[BOB] == rules.Tally(dealt_in=1, stayed_in=1, euchred=1, points=5)
+
+
+def test_a_low_score_that_may_not_drop_is_not_a_choice_to_stay():
+    state = start("three-widow", THREE, CAT, scores={ANN: 5})
+    t = tally_of(state, [hand("hearts", {ANN: 2, CAT: 3}, "hearts", CAT, [BOB])])
+    assert (t[ANN].could_drop, t[ANN].stayed_in, t[BOB].could_drop, t[BOB].stayed_in) == (
+        0,
+        1,
+        1,
+        0,
+    )
+
+
+def test_the_dealer_who_must_take_a_turned_spade_made_trump():
+    t = tally_of(start("spades-21"), [hand("spades", {ANN: 1, BOB: 1, CAT: 1, DAN: 2})])
+    assert (t[DAN].made_trump, t[DAN].made, t[DAN].was_set, t[DAN].could_drop) == (1, 0, 1, 0)
+
+
+@pytest.mark.parametrize("set_penalty, was_set", [(5, 1), (None, 0)])
+def test_a_maker_short_of_tricks_is_set_only_where_sets_count(set_penalty, was_set):
+    h = hand("hearts", {ANN: 2, BOB: 1, CAT: 1, DAN: 1}, "hearts", BOB)
+    t = tally_of(start(set_penalty=set_penalty), [h])
+    assert (t[BOB].made_trump, t[BOB].made, t[BOB].was_set) == (1, 0, was_set)
+
+
+def test_a_lone_maker_who_takes_all_five_sweeps():
+    t = tally_of(start(), [hand("hearts", {BOB: 5}, "hearts", BOB, [ANN, CAT, DAN])])
+    assert (t[BOB].sweeps, t[BOB].made, t[ANN].stayed_in, t[ANN].could_drop) == (1, 1, 0, 1)
+
+
+def test_tallies_add_up_over_matches():
+    one = rules.Tally(dealt_in=3, stayed_in=2, euchred=1, points=4)
+    two = rules.Tally(dealt_in=1, stayed_in=1, made_trump=1, made=1, points=-3)
+    assert one + two == rules.Tally(
+        dealt_in=4, stayed_in=3, made_trump=1, made=1, euchred=1, points=1
+    )
+
+
+@settings(max_examples=150, deadline=None)
+@given(presets, seeds, st.sampled_from([5, None]))
+def test_every_generated_match_tallies_consistently(preset, seed, set_penalty):
+    match = random_match(random.Random(seed), preset, set_penalty=set_penalty)
+    state, results = rules.replay(match.start(), match.hands)
+    t = rules.tallies(match.start(), results)
+    played = [r for r in results if not r.hand.passed]
+    makers = [rules.maker_of(match.start(), r.hand)[0] is not None for r in played]
+    assert sum(x.made_trump for x in t.values()) == sum(makers)
+    for p, x in t.items():
+        assert x.points == state.scores[p] - match.ruleset.starting_score
+        assert x.dealt_in == len(played)
+        assert x.stayed_in == sum(p in r.hand.tricks for r in played)
+        assert x.stayed_by_choice <= x.could_drop <= x.dealt_in
+        assert x.dealt_in - x.stayed_in <= x.could_drop  # only a choice can drop you out
+        assert x.made + x.was_set <= x.made_trump
+        assert x.euchred == sum(r.hand.tricks.get(p) == 0 for r in played)
+        if set_penalty is None:
+            assert x.was_set == 0
+        else:
+            assert x.made + x.was_set == x.made_trump

@@ -429,6 +429,92 @@ def test_import_upload_stores_a_match_or_nothing(client_in, user):
     assert Match.objects.count() == 1
 
 
+def upload(name, doc):
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    content = doc if isinstance(doc, bytes) else json.dumps(doc).encode()
+    return SimpleUploadedFile(name, content, content_type="application/json")
+
+
+PLAYED = {**EXAMPLE, "played_at": "2026-11-28T19:30:00-06:00"}
+
+
+def test_several_files_import_at_once_and_one_already_here_is_not_stored_twice(client_in, user):
+    client_in.post(url("match_import"), {"file": upload("old.json", PLAYED)})
+    other = dict(PLAYED, players=["Ann", "Bob", "Eve", "Dan"], hands=[])
+    bad = dict(PLAYED, hands=[{**PLAYED["hands"][0], "maker": "Zed"}])
+    files = [
+        upload("again.json", PLAYED),
+        upload("new.json", other),
+        upload("bad.json", bad),
+        upload("photo.json", b"\xff\xd8\xff"),
+    ]
+    response = client_in.post(url("match_import"), {"file": files}, follow=True)
+    page = response.content.decode()
+    assert response.redirect_chain[-1][0] == url("match_list")
+    assert "again.json: already imported (Standard — Ann, Bob, Cat, Dan, 28 Nov 2026)." in page
+    assert "bad.json: Nothing was imported. Hand 1: Zed is not at this table." in page
+    assert "photo.json: Nothing was imported. That is not a match file (it is not text)." in page
+    assert "Match imported." in page
+    assert Match.objects.count() == 2 and Match.objects.filter(seats__player__name="Eve").exists()
+
+
+def test_importing_one_file_again_leads_to_the_match_already_here(client_in, user):
+    client_in.post(url("match_import"), {"file": upload("m.json", PLAYED)})
+    response = client_in.post(url("match_import"), {"file": upload("m.json", PLAYED)})
+    assert response["Location"] == Match.objects.get().get_absolute_url()
+
+
+def test_an_oversized_file_is_refused_unread(client_in):
+    from games import views
+
+    padded = json.dumps(PLAYED).encode() + b" " * views.MAX_UPLOAD
+    page = client_in.post(
+        url("match_import"), {"file": upload("big.json", padded)}, follow=True
+    ).content.decode()
+    assert "big.json: Nothing was imported. That file is too big to be a match file." in page
+    assert not Match.objects.exists()
+
+
+def test_the_import_form_takes_several_files_and_the_list_offers_every_match_as_a_zip(
+    client_in, user
+):
+    assert "Download all your matches" not in client_in.get(url("match_list")).content.decode()
+    make_match(user)
+    page = client_in.get(url("match_list")).content.decode()
+    assert re.search(r'<input type="file"[^>]* name="file"[^>]* multiple', page)
+    assert f'href="{url("match_export_all")}"' in page
+
+
+def test_the_zip_holds_one_match_file_per_match_of_the_user_alone(client_in, user, other_user):
+    import io
+    import zipfile
+
+    from games import matchfile
+
+    mine = [
+        make_match(
+            user,
+            hands=[GameHand("clubs", tricks={"Ann": 1, "Bob": 1, "Cat": 1, "Dan": 2})],
+        ),
+        make_match(user, "spades-21"),
+    ]
+    make_match(other_user)
+    response = client_in.get(url("match_export_all"))
+    assert response["Content-Type"] == "application/zip"
+    assert "attachment" in response["Content-Disposition"]
+    archive = zipfile.ZipFile(io.BytesIO(response.content))
+    assert sorted(archive.namelist()) == sorted(m.file_name() for m in mine)
+    for match in mine:
+        stored = Match.objects.with_hands().get(pk=match.pk).to_file()
+        assert matchfile.parse(archive.read(match.file_name()).decode()).same_as(stored)
+
+
+def test_the_zip_needs_a_login(client):
+    response = client.get(url("match_export_all"))
+    assert response.status_code == 302 and "/accounts/login/" in response["Location"]
+
+
 def test_the_scoreboard_takes_the_same_queries_with_3_hands_and_with_60(client_in, user):
     def queries(n):
         match = make_match(user, starting_score=1000)
@@ -551,6 +637,46 @@ def test_the_house_rules_show_each_presets_own_values(client_in):
     assert 'placeholder="15"' in html
 
 
+def test_a_table_can_choose_that_a_maker_who_falls_short_just_counts_tricks(client_in):
+    form = client_in.get(url("match_create")).content.decode()
+    assert "A maker who falls short" in form and "Preset: +5" in form
+    assert '<option value="null">Just counts tricks</option>' in form
+    client_in.post(url("match_create"), {**NEW_MATCH, "create": "1", "rule_set_penalty": "null"})
+    match = Match.objects.with_hands().get()
+    assert rules.ruleset_overrides(match.preset, match.ruleset()) == {"set_penalty": None}
+    html = client_in.get(match.get_absolute_url()).content.decode()
+    assert "<li>A maker who falls short: Just counts tricks</li>" in html
+
+
+@pytest.mark.parametrize("penalty, words", [("3", "+3"), ("0", "+0")])
+def test_a_set_penalty_is_worded_as_points_added(client_in, penalty, words):
+    client_in.post(url("match_create"), {**NEW_MATCH, "create": "1", "rule_set_penalty": penalty})
+    match = Match.objects.with_hands().get()
+    assert match.ruleset().set_penalty == int(penalty)
+    html = client_in.get(match.get_absolute_url()).content.decode()
+    assert f"<li>A maker who falls short: {words}</li>" in html
+
+
+def test_a_set_penalty_that_is_not_a_choice_is_refused(client_in):
+    data = {**NEW_MATCH, "create": "1", "rule_set_penalty": "-1"}
+    response = client_in.post(url("match_create"), data)
+    assert response.status_code == 200 and "-1 is not one of the available choices" in (
+        response.content.decode()
+    )
+    assert not Match.objects.exists()
+
+
+@pytest.mark.parametrize(
+    "set_penalty, bob",
+    [(5, 'set <span class="up">+5</span>'), (None, 'no trick <span class="up">+5</span>')],
+)
+def test_the_preview_says_set_only_where_sets_count(client_in, user, set_penalty, bob):
+    match = make_match(user, set_penalty=set_penalty)
+    data = {**ORDERED_POST, "t0": "3", "t1": "0", "t3": "2"}
+    html = client_in.post(url("hand_check", match.pk), drawn(match, data), **HX).content.decode()
+    assert f"<strong>Bob</strong> {bob}" in html
+
+
 def test_admin_seat_changes_are_replayed_through_the_rules(client, django_user_model, user):
     client.force_login(django_user_model.objects.create_superuser("boss", password="x-42-y-42"))
     club = GameHand("clubs", tricks={"Ann": 2, "Bob": 1, "Cat": 1, "Dan": 1})
@@ -566,6 +692,8 @@ def test_admin_seat_changes_are_replayed_through_the_rules(client, django_user_m
         "per_set": "0",
         "currency": "USD",
         "first_dealer": "3",
+        "played_at_0": "2026-11-28",
+        "played_at_1": "19:30:00",
         **inline_rows(
             "seats",
             [

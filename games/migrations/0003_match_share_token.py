@@ -14,7 +14,7 @@ def give_each_match_a_token(apps, schema_editor):
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("games", "0002_match_version"),
+        ("games", "0002_match_played_at"),
     ]
 
     operations = [

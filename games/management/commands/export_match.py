@@ -1,5 +1,6 @@
-import json
+from pathlib import Path
 
+from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
 
 from games import matchfile
@@ -7,13 +8,42 @@ from games.models import Match
 
 
 class Command(BaseCommand):
-    help = "Write a stored match as a buck-euchre/1 file on standard output."
+    help = (
+        "Write a stored match as a buck-euchre/1 file on standard output, or with "
+        "--all --user NAME DIR every match of that user into DIR, one file each."
+    )
 
     def add_arguments(self, parser):
-        parser.add_argument("id", type=int, help="the match's id")
+        parser.add_argument("target", metavar="ID|DIR", help="the match's id; with --all, a folder")
+        parser.add_argument("--all", action="store_true", help="export every match of --user")
+        parser.add_argument("--user", help="whose matches --all exports")
 
     def handle(self, *args, **options):
-        match = Match.objects.with_hands().filter(pk=options["id"]).first()
+        if options["all"]:
+            self._export_all(options["user"], Path(options["target"]))
+            return
+        if options["user"]:
+            raise CommandError("--user goes with --all: export_match --all --user NAME DIR.")
+        try:
+            pk = int(options["target"])
+        except ValueError:
+            raise CommandError(f"{options['target']!r} is not a match id.") from None
+        match = Match.objects.with_hands().filter(pk=pk).first()
         if match is None:
-            raise CommandError(f"There is no match {options['id']}.")
-        self.stdout.write(json.dumps(matchfile.dump(match.to_file()), indent=2, ensure_ascii=False))
+            raise CommandError(f"There is no match {options['target']}.")
+        self.stdout.write(matchfile.dumps(match.to_file()), ending="")
+
+    def _export_all(self, username: str | None, folder: Path):
+        if not username:
+            raise CommandError("Say whose matches to export: --all --user NAME DIR.")
+        owner = get_user_model().objects.filter(username=username).first()
+        if owner is None:
+            raise CommandError(f"There is no user {username!r}.")
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+            for match in Match.objects.filter(owner=owner).order_by("played_at").with_hands():
+                path = folder / match.file_name()
+                path.write_text(matchfile.dumps(match.to_file()), encoding="utf-8")
+                self.stdout.write(str(path))
+        except OSError as e:
+            raise CommandError(f"Can't write to {folder}: {e.strerror or e}.") from None

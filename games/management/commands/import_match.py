@@ -1,41 +1,59 @@
+import json
+
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
 
 from games import matchfile
-from games.management.commands.replay import fail, read_file
+from games.management.commands.replay import read_file
 from games.models import Match
 from games.rules import RuleError
 
 
 class Command(BaseCommand):
-    help = "Store a buck-euchre/1 match file as a new match (all or nothing); print its id."
+    help = (
+        "Store buck-euchre/1 match files, each all or nothing; print `FILE: ID` for each, "
+        "with (already imported) where the user has that match already."
+    )
 
     def add_arguments(self, parser):
-        parser.add_argument("file", help="the match file, or - for standard input")
+        parser.add_argument("files", nargs="+", metavar="FILE", help="match files, - for stdin")
         parser.add_argument("--user", help="the owner's username (default: the first superuser)")
-        parser.add_argument("--json", action="store_true", help="report an error as JSON")
+        parser.add_argument("--json", action="store_true", help="write each error as JSON")
 
     def handle(self, *args, **options):
         owner = self._owner(options["user"])
-        try:
-            match = Match.from_file(owner, matchfile.parse(read_file(options["file"])))
-        except RuleError as e:
-            fail(self, e, options["json"])
-        self.stdout.write(str(match.pk))
+        refused = False
+        for path in options["files"]:
+            try:
+                m = matchfile.parse(read_file(path))
+                owner = owner or self._new_owner()
+                match, stored = Match.import_file(owner, m)
+            except RuleError as e:
+                refused = True
+                self._refuse(path, e, options["json"])
+                continue
+            self.stdout.write(f"{path}: {match.pk}" + ("" if stored else " (already imported)"))
+        if refused:
+            raise SystemExit(1)
+
+    def _refuse(self, path: str, error: RuleError, as_json: bool):
+        if as_json:
+            document = {"error": {"file": path, **matchfile.error_document(error)["error"]}}
+            self.stderr.write(json.dumps(document))
+        else:
+            self.stderr.write(f"{path}: nothing imported. {error.located()} ({error.code})")
 
     def _owner(self, username):
-        User = get_user_model()
-        users = User.objects.all()
+        users = get_user_model().objects.all()
         if username:
-            users = users.filter(username=username)
-        else:
-            users = users.order_by("-is_superuser", "pk")
-        owner = users.first()
-        if owner is None and username:
-            raise CommandError(f"There is no user {username!r}.")
-        if owner is None:
-            # A fresh database: keep the match under an account that can be given a password
-            # later with `changepassword scorekeeper`.
-            owner = User.objects.create_user("scorekeeper")
-            self.stderr.write("Stored under a new account, scorekeeper (no password yet).")
-        return owner
+            owner = users.filter(username=username).first()
+            if owner is None:
+                raise CommandError(f"There is no user {username!r}.")
+            return owner
+        return users.order_by("-is_superuser", "pk").first()
+
+    def _new_owner(self):
+        # A fresh database: keep the matches under an account that can be given a password
+        # later with `changepassword scorekeeper`.
+        self.stderr.write("Stored under a new account, scorekeeper (no password yet).")
+        return get_user_model().objects.create_user("scorekeeper")
