@@ -356,3 +356,56 @@ def test_a_tap_while_save_is_on_its_way_waits_for_the_next_hand(page: Page, live
     expect(page.locator("#hand-form input[name=upcard][value=spades]")).to_be_checked()
     expect(page.locator("fieldset.makers")).to_be_visible()
     expect(page.locator(".scores .points")).to_have_text(["23", "24", "24", "24"])
+
+
+def test_every_phone_at_the_table_follows_the_board(browser, page: Page, live_server):
+    base = live_server.url
+    sign_up(page, base, "live")
+    new_match(page, "Standard", ["Ann", "Bob", "Cat", "Dan"], "Dan")
+    match_url = page.url
+    second = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True)
+    own = second.new_page()
+    log_in(own, base, "live")
+    own.goto(match_url)
+    share_url = page.locator("#share a").first.get_attribute("href")
+    guests = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True)
+    viewer = guests.new_page()
+    viewer.goto(share_url)
+    no_axe_violations(viewer)
+    expect(viewer.locator(".scores .points")).to_have_text(["25", "25", "25", "25"])
+
+    # Each hand the scorer saves shows on the other phones by itself, within 5 s.
+    enter_hand(page, "clubs", tricks={"Ann": 2, "Bob": 1, "Cat": 1, "Dan": 1})
+    for phone in (own, viewer):
+        expect(phone.locator(".scores .points")).to_have_text(["23", "24", "24", "24"])
+    enter_hand(page, "hearts", maker="Bob", dropped=["Cat"], tricks={"Bob": 3, "Ann": 2})
+    for phone in (own, viewer):
+        expect(phone.locator(".scores .points")).to_have_text(["21", "21", "24", "29"])
+    expect(viewer.locator(".hand-row")).to_have_count(2)
+    snap(viewer, "shared-board")
+
+    # A hand half entered on the second phone is never wiped by the next save elsewhere.
+    tap(own, "upcard", "spades")
+    enter_hand(page, "clubs", tricks={"Ann": 2, "Bob": 1, "Cat": 1, "Dan": 1})
+    expect(own.locator(".saved-elsewhere")).to_contain_text("Hand 3 was saved on another phone.")
+    expect(own.locator("#hand-form input[name=upcard][value=spades]")).to_be_checked()
+    own.get_by_role("button", name="Show it").click()
+    expect(own.locator(".scores .points")).to_have_text(["19", "20", "23", "28"])
+    expect(own.locator("#hand-form input[name=upcard][value=spades]")).to_be_checked()
+
+    # The viewer can change nothing: every write refuses it, and nothing moves.
+    match = re.search(r"/matches/(\d+)/", match_url).group(1)
+    for path in ("hands/", "hands/check/", "hands/1/", "hands/undo/", "share/", "rematch/"):
+        response = viewer.request.post(f"{base}/matches/{match}/{path}", max_redirects=0)
+        assert response.status in (302, 403, 404), path
+        if response.status == 302:
+            assert "/accounts/login/" in response.headers["location"]
+    expect(viewer.locator(".hand-row")).to_have_count(3)
+
+    # A new link revokes the old one.
+    page.locator("#share summary").click()
+    page.get_by_role("button", name=re.compile("New link")).click()
+    expect(page.get_by_text("the old one no longer works")).to_be_visible()
+    assert viewer.goto(share_url).status == 404
+    second.close()
+    guests.close()

@@ -64,7 +64,8 @@ document.addEventListener("visibilitychange", () => {
   document.querySelectorAll("[data-poll]").forEach((elt) => htmx.trigger(elt, "poll-now"));
 });
 document.addEventListener("htmx:beforeSwap", (event) => {
-  if (!event.detail.elt.matches?.("[data-poll]") || event.detail.xhr.status !== 200) return;
+  const from = event.detail.requestConfig?.elt; // (detail.elt is the swap target here)
+  if (!from?.matches?.("[data-poll]") || event.detail.xhr.status !== 200) return;
   const form = document.getElementById("hand-form");
   if (!form?.querySelector("input[name=upcard]:checked")) return;
   event.detail.shouldSwap = false;
