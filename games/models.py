@@ -244,24 +244,29 @@ class Match(models.Model):
         Raises RuleError (with `.hand`) and stores nothing if any hand breaks a rule.
         """
         match, stored = self._locked()
-        state = match._store(stored, hands)
+        state, _ = match._store(stored, hands)
         self.version, self.finished = match.version, match.finished
         return state
 
     @transaction.atomic
-    def add_hand(self, number: int, hand: rules.Hand, version: int | None) -> bool:
-        """Save hand `number` from a page drawn at `version`; False if it was already there.
+    def add_hand(self, number: int, hand: rules.Hand, version: int | None, seen=None):
+        """Save hand `number` from a page drawn at `version`: (the match as it is now, its
+        replay). The same hand arriving twice (a double tap, a resent request, two phones
+        entering it) is stored once; anything else from an out-of-date page raises `Stale`.
 
-        The same hand arriving twice (a double tap, a resent request, two phones entering
-        it) is stored once; anything else from an out-of-date page raises `Stale`.
+        `seen` is (hands, state, results) as the caller read and folded them: when the hands
+        are still those, the new hand is played on top instead of replaying the match.
         """
         match, stored = self._locked()
         if 1 <= number <= len(stored) and stored[number - 1] == hand:
-            return False
+            return match, match.replay(stored)
         if version != match.version or number != len(stored) + 1:
             raise Stale(match, len(stored))
-        match._store(stored, [*stored, hand])
-        return True
+        replayed = None
+        if seen is not None and seen[0] == stored:
+            state, result = rules.play(seen[1], hand)
+            replayed = state, [*seen[2], result]
+        return match, match._store(stored, [*stored, hand], replayed)
 
     @transaction.atomic
     def change_hand(self, number: int, hand: rules.Hand, version: int | None) -> bool:
@@ -285,15 +290,16 @@ class Match(models.Model):
         match._store(stored, stored[:-1])
         return True
 
-    def _store(self, stored: list[rules.Hand], hands: list[rules.Hand]) -> rules.MatchState:
-        """Write the rows that differ between `stored` and `hands`; call with the row locked."""
+    def _store(self, stored: list[rules.Hand], hands: list[rules.Hand], replayed=None):
+        """Write the rows that differ between `stored` and `hands`, with the row locked;
+        returns the replay of `hands` (state, results)."""
         if len(hands) > MAX_HANDS:
             raise rules.RuleError(
                 "bad_file", f"A match can hold at most {MAX_HANDS:,} hands.", hand=MAX_HANDS + 1
             )
-        state, _ = self.replay(hands)
+        state, results = replayed or self.replay(hands)
         if stored == hands:
-            return state
+            return state, results
         players = {seat.player.name: seat.player for seat in self.seats.all()}
         changed = [n for n, hand in enumerate(hands, 1) if n > len(stored) or stored[n - 1] != hand]
         Hand.objects.filter(match=self).filter(
@@ -304,7 +310,7 @@ class Match(models.Model):
         self.finished = (self.finished or timezone.now()) if state.finished else None
         self.version += 1
         self.save(update_fields=["finished", "version", "updated"])
-        return state
+        return state, results
 
     @classmethod
     @transaction.atomic

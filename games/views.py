@@ -340,17 +340,18 @@ def hand_create(request: HttpRequest, pk: int) -> HttpResponse:
     hands = match.game_hands()
     if number is None or number > len(hands) + 1:
         return _stale_board(request, pk, None, request.POST)
-    state, _ = match.replay(hands[: number - 1])
+    state, results = match.replay(hands[: number - 1])
     form = HandForm(state, request.POST)
     if form.is_valid():
+        seen = hands[: number - 1], state, results
         try:
-            match.add_hand(number, form.hand, version)
+            now, replayed = match.add_hand(number, form.hand, version, seen)
         except Stale:
             return _stale_board(request, pk, number - 1, request.POST)
         except rules.RuleError as e:
             form.add_error(None, e.message)
         else:
-            return _board(request, _get_match(request, pk)) if request.htmx else redirect(match)
+            return _board(request, now, replayed=replayed) if request.htmx else redirect(match)
     if version != match.version:
         return _stale_board(request, pk, number - 1, request.POST)
     return _board(request, match, form)
