@@ -35,3 +35,4 @@ lint: install
 bench: install
 	$(PY) bench/replay_bench.py
 	$(PY) bench/pages_bench.py
+	$(PY) bench/race_bench.py
