@@ -1,6 +1,9 @@
+import io
+import json
 import os
 
 import pytest
+from django.core.management import call_command
 
 # Playwright's sync API runs an event loop in the test thread (see TOOLCHAIN.md).
 os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
@@ -82,3 +85,29 @@ def make_match(
         dealer,
         hands,
     )
+
+
+def command(name, *args):
+    """Run a command: (exit status, standard output, standard error)."""
+    out, err = io.StringIO(), io.StringIO()
+    code = 0
+    try:
+        call_command(name, *args, stdout=out, stderr=err)
+    except SystemExit as e:
+        code = e.code
+    return code, out.getvalue(), err.getvalue()
+
+
+@pytest.fixture
+def files(tmp_path):
+    """Write match files; give back their paths as strings."""
+
+    def write(*docs):
+        paths = []
+        for i, doc in enumerate(docs):
+            path = tmp_path / f"m{i + 1}.json"
+            path.write_text(doc if isinstance(doc, str) else json.dumps(doc))
+            paths.append(str(path))
+        return paths
+
+    return write

@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 from games import matchfile, rules
 from games.rules import RuleError
 
+from .conftest import command
 from .matches import random_match
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -617,28 +618,7 @@ SWEPT_BY_BOB = example(
 
 
 def settle(*args):
-    out, err = io.StringIO(), io.StringIO()
-    code = 0
-    try:
-        call_command("settle", *args, stdout=out, stderr=err)
-    except SystemExit as e:
-        code = e.code
-    return code, out.getvalue(), err.getvalue()
-
-
-@pytest.fixture
-def night(tmp_path):
-    """Write match files; give back their paths as strings."""
-
-    def write(*docs):
-        paths = []
-        for i, doc in enumerate(docs):
-            path = tmp_path / f"m{i + 1}.json"
-            path.write_text(doc if isinstance(doc, str) else json.dumps(doc))
-            paths.append(str(path))
-        return paths
-
-    return write
+    return command("settle", *args)
 
 
 def cents(amount: str) -> int:
@@ -653,12 +633,12 @@ def settles(net: dict, transfers: list) -> bool:
     return not any(left.values())
 
 
-def test_settle_one_match_pays_its_winner(night):
-    code, out, _ = settle(*night(EXAMPLE), "--json")
+def test_settle_one_match_pays_its_winner(files):
+    code, out, _ = settle(*files(EXAMPLE), "--json")
     doc = json.loads(out)
     assert code == 0 and list(doc) == ["matches", "net", "transfers", "currency"]
     net = {"Ann": "-3.70", "Bob": "-3.00", "Cat": "9.80", "Dan": "-3.10"}
-    assert doc["matches"] == [{"file": night(EXAMPLE)[0], "finished": True, "net": net}]
+    assert doc["matches"] == [{"file": files(EXAMPLE)[0], "finished": True, "net": net}]
     assert doc["net"] == net and doc["currency"] == "USD"
     assert doc["transfers"] == [
         {"from": "Ann", "to": "Cat", "amount": "3.70"},
@@ -667,9 +647,9 @@ def test_settle_one_match_pays_its_winner(night):
     ]
 
 
-def test_settle_adds_up_a_night_and_lists_an_unfinished_match_with_no_net(night):
+def test_settle_adds_up_a_night_and_lists_an_unfinished_match_with_no_net(files):
     later = example(players=["Ann", "Bob", "Cat", "Zoe"], first_dealer="Zoe", hands=[])
-    paths = night(EXAMPLE, SWEPT_BY_BOB, later)
+    paths = files(EXAMPLE, SWEPT_BY_BOB, later)
     code, out, _ = settle(*paths, "--json")
     doc = json.loads(out)
     assert code == 0
@@ -699,9 +679,9 @@ def test_settle_adds_up_a_night_and_lists_an_unfinished_match_with_no_net(night)
     assert keys == sorted(keys)
 
 
-def test_settle_names_the_file_and_hand_of_the_first_fault(night):
+def test_settle_names_the_file_and_hand_of_the_first_fault(files):
     bad = example(hands=[HAND, {**HAND, "dealer": "Dan"}])
-    paths = night(EXAMPLE, bad, "{not json")
+    paths = files(EXAMPLE, bad, "{not json")
     code, out, _ = settle(*paths, "--json")
     assert code == 1
     assert json.loads(out) == {
@@ -715,10 +695,10 @@ def test_settle_names_the_file_and_hand_of_the_first_fault(night):
     assert list(json.loads(out)["error"]) == ["file", "hand", "code", "message"]
 
 
-def test_settle_refuses_a_night_in_two_currencies_naming_the_first_that_differs(night):
+def test_settle_refuses_a_night_in_two_currencies_naming_the_first_that_differs(files):
     no_stakes = {k: v for k, v in EXAMPLE.items() if k != "stakes"}
     euros = example(stakes={"per_game": "1.00", "currency": "EUR"}, hands=[])
-    paths = night(EXAMPLE, no_stakes, euros, no_stakes)
+    paths = files(EXAMPLE, no_stakes, euros, no_stakes)
     code, out, _ = settle(*paths, "--json")
     error = json.loads(out)["error"]
     assert code == 1 and (error["file"], error["hand"], error["code"]) == (
@@ -727,19 +707,19 @@ def test_settle_refuses_a_night_in_two_currencies_naming_the_first_that_differs(
         "mixed_currency",
     )
     assert "EUR" in error["message"] and "USD" in error["message"]
-    code, out, _ = settle(*night(euros, no_stakes), "--json")
+    code, out, _ = settle(*files(euros, no_stakes), "--json")
     assert code == 1 and json.loads(out)["error"]["file"].endswith("m2.json")
 
 
-def test_settle_in_another_currency_says_which(night):
+def test_settle_in_another_currency_says_which(files):
     doc = dict(EXAMPLE, stakes={"per_game": "1.00", "currency": "EUR"})
-    code, out, _ = settle(*night(doc, doc), "--json")
+    code, out, _ = settle(*files(doc, doc), "--json")
     assert code == 0 and json.loads(out)["currency"] == "EUR"
     assert json.loads(out)["net"]["Cat"] == "6.00"
 
 
-def test_settle_prints_a_table_for_people(night):
-    paths = night(EXAMPLE, example(hands=[]))
+def test_settle_prints_a_table_for_people(files):
+    paths = files(EXAMPLE, example(hands=[]))
     code, out, err = settle(*paths)
     assert code == 0 and err == ""
     assert "Net (USD): Ann -3.70, Bob -3.00, Cat 9.80, Dan -3.10" in out
@@ -747,8 +727,8 @@ def test_settle_prints_a_table_for_people(night):
     assert f"{paths[1]}  not finished" in out
 
 
-def test_settle_without_json_writes_the_error_to_stderr(night):
-    code, out, err = settle(*night(EXAMPLE, example(hands=[HAND, {**HAND, "dealer": "Dan"}])))
+def test_settle_without_json_writes_the_error_to_stderr(files):
+    code, out, err = settle(*files(EXAMPLE, example(hands=[HAND, {**HAND, "dealer": "Dan"}])))
     assert code == 1 and out == ""
     assert "m2.json: Hand 2: It is Ann's deal, not Dan's. (bad_dealer)" in err
 

@@ -1,6 +1,5 @@
 """The stored match: an adapter over the rules engine, with database constraints as a backstop."""
 
-import io
 import json
 
 import pytest
@@ -12,7 +11,7 @@ from games import matchfile, rules
 from games.models import Hand, Match, Play, Player
 from games.rules import Hand as GameHand
 
-from .conftest import make_match
+from .conftest import command, make_match
 from .test_matchfile import EXAMPLE
 
 pytestmark = pytest.mark.django_db
@@ -90,32 +89,6 @@ def test_a_too_long_name_is_refused_in_words(user):
 
 
 PLAYED = {**EXAMPLE, "played_at": "2026-11-28T19:30:00-06:00"}
-
-
-def command(name, *args):
-    """Run a command: (exit status, standard output, standard error)."""
-    out, err = io.StringIO(), io.StringIO()
-    code = 0
-    try:
-        call_command(name, *args, stdout=out, stderr=err)
-    except SystemExit as e:
-        code = e.code
-    return code, out.getvalue(), err.getvalue()
-
-
-@pytest.fixture
-def files(tmp_path):
-    """Write match files; give back their paths as strings."""
-
-    def write(*docs):
-        paths = []
-        for i, doc in enumerate(docs):
-            path = tmp_path / f"m{i + 1}.json"
-            path.write_text(doc if isinstance(doc, str) else json.dumps(doc))
-            paths.append(str(path))
-        return paths
-
-    return write
 
 
 def test_import_then_export_gives_back_the_same_match(user, files):
