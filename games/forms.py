@@ -100,6 +100,28 @@ class SignupForm(UserCreationForm):
         fields = ("username",)
 
 
+class CentsField(forms.CharField):
+    """An amount of money typed as "1.50", cleaned to whole cents the way the match file reads
+    it (rules.parse_money): the engine and the database count in cents."""
+
+    default_error_messages = {
+        "invalid": "Enter an amount such as 1.50: no sign, at most two decimal places.",
+        "too_big": f"Stakes must be under {MAX_STAKE + 1:,}.",
+    }
+
+    def to_python(self, value) -> int | None:
+        text = super().to_python(value)
+        if not text:
+            return None
+        try:
+            cents = rules.parse_money(text)
+        except ValueError:
+            raise forms.ValidationError(self.error_messages["invalid"], code="invalid") from None
+        if cents > MAX_STAKE * 100:
+            raise forms.ValidationError(self.error_messages["too_big"], code="too_big")
+        return cents
+
+
 class MatchForm(forms.Form):
     """A new match: preset, house rules, seats, stakes and the first dealer.
 
@@ -125,15 +147,9 @@ class MatchForm(forms.Form):
         initial="random",
         error_messages={"invalid_choice": PICK_DEALER, "required": PICK_DEALER},
     )
-    per_game = forms.DecimalField(
-        label="A game", min_value=0, max_value=MAX_STAKE, decimal_places=2, required=False
-    )
-    per_point = forms.DecimalField(
-        label="A point", min_value=0, max_value=MAX_STAKE, decimal_places=2, required=False
-    )
-    per_set = forms.DecimalField(
-        label="A set", min_value=0, max_value=MAX_STAKE, decimal_places=2, required=False
-    )
+    per_game = CentsField(label="A game", required=False)
+    per_point = CentsField(label="A point", required=False)
+    per_set = CentsField(label="A set", required=False)
     currency = forms.CharField(max_length=16, required=False, initial="USD")
 
     SEATS = ("seat_0", "seat_1", "seat_2", "seat_3")
@@ -233,7 +249,7 @@ class MatchForm(forms.Form):
         self.players, self.first_dealer = names, first
         preset_stakes = rules.PRESETS[preset].stakes
         cents = {
-            k: int(data[k] * 100) if data.get(k) is not None else getattr(preset_stakes, k)
+            k: data[k] if data.get(k) is not None else getattr(preset_stakes, k)
             for k in self.STAKES
         }
         self.stakes = rules.Stakes(**cents, currency=data.get("currency") or "USD")

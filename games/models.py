@@ -7,7 +7,6 @@ scores, dealer, winners and payouts are folded from the hands by the rules engin
 from __future__ import annotations
 
 import secrets
-from decimal import Decimal
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
@@ -92,9 +91,10 @@ class Match(models.Model):
     preset = models.CharField(max_length=20, choices=PRESET_CHOICES)
     # Every option's value as chosen, so that a later change of a preset never rewrites it.
     options = models.JSONField()
-    per_game = models.DecimalField(max_digits=8, decimal_places=2, default=Decimal("0"))
-    per_point = models.DecimalField(max_digits=8, decimal_places=2, default=Decimal("0"))
-    per_set = models.DecimalField(max_digits=8, decimal_places=2, default=Decimal("0"))
+    # Stakes in whole cents, as the engine counts them (RULES.md §6).
+    per_game_cents = models.PositiveIntegerField(default=0)
+    per_point_cents = models.PositiveIntegerField(default=0)
+    per_set_cents = models.PositiveIntegerField(default=0)
     currency = models.CharField(max_length=16, default="USD")
     first_dealer = models.PositiveSmallIntegerField(help_text="seat number, from 0")
     # When the match began: the match file's played_at, kept as an instant.
@@ -118,7 +118,9 @@ class Match(models.Model):
         verbose_name_plural = "matches"
         constraints = [
             models.CheckConstraint(
-                condition=Q(per_game__gte=0) & Q(per_point__gte=0) & Q(per_set__gte=0),
+                condition=Q(per_game_cents__gte=0)
+                & Q(per_point_cents__gte=0)
+                & Q(per_set_cents__gte=0),
                 name="match_stakes_not_negative",
             ),
             models.CheckConstraint(
@@ -157,7 +159,7 @@ class Match(models.Model):
 
     def stakes(self) -> rules.Stakes:
         return rules.Stakes(
-            *(int(getattr(self, k) * 100) for k in matchfile.STAKE_KEYS), currency=self.currency
+            self.per_game_cents, self.per_point_cents, self.per_set_cents, self.currency
         )
 
     def start(self) -> rules.MatchState:
@@ -332,7 +334,9 @@ class Match(models.Model):
             owner=owner,
             preset=preset,
             options=ruleset.options(),
-            **{k: Decimal(getattr(stakes, k)) / 100 for k in matchfile.STAKE_KEYS},
+            per_game_cents=stakes.per_game,
+            per_point_cents=stakes.per_point,
+            per_set_cents=stakes.per_set,
             currency=stakes.currency,
             first_dealer=list(names).index(first_dealer),
             played_at=played_at or timezone.now(),

@@ -360,6 +360,7 @@ def test_the_new_match_form_creates_a_match_with_house_rules(client_in, user):
         match.preset, match.ruleset()
     ) == {"starting_score": 11}
     assert match.stakes() == rules.Stakes(per_point=25) and match.start().dealer == "Bob"
+    assert (match.per_game_cents, match.per_point_cents, match.per_set_cents) == (0, 25, 0)
 
 
 @pytest.mark.parametrize(
@@ -369,6 +370,9 @@ def test_the_new_match_form_creates_a_match_with_house_rules(client_in, user):
         ({"seat_3": "Ann"}, "Ann is seated twice"),
         ({"rule_maker_needs": "7"}, "The option maker_needs must be a number from 1 to 5."),
         ({"seat_3": "", "dealer": "3"}, "Pick who deals first: a seat with a player in it."),
+        ({"per_point": "0.105"}, "Enter an amount such as 1.50: no sign, at most two decimal"),
+        ({"per_game": "-1"}, "Enter an amount such as 1.50: no sign, at most two decimal"),
+        ({"per_set": "1000000"}, "Stakes must be under 1,000,000."),
     ],
 )
 def test_a_bad_new_match_says_why(client_in, change, message):
@@ -687,9 +691,9 @@ def test_admin_seat_changes_are_replayed_through_the_rules(client, django_user_m
         "owner": user.pk,
         "preset": "standard",
         "options": json.dumps(match.options),
-        "per_game": "0",
-        "per_point": "0",
-        "per_set": "0",
+        "per_game_cents": "0",
+        "per_point_cents": "0",
+        "per_set_cents": "0",
         "currency": "USD",
         "first_dealer": "3",
         "played_at_0": "2026-11-28",
