@@ -7,6 +7,7 @@ scores, dealer, winners and payouts are folded from the hands by the rules engin
 from __future__ import annotations
 
 import secrets
+from dataclasses import asdict, fields
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
@@ -19,6 +20,71 @@ from games import matchfile, rules
 
 # Far more than any card night; a bound so that no file or tap can store an endless match.
 MAX_HANDS = 1000
+
+
+# What `hands_from_rows` reads of a match's hands, in one statement.
+HAND_COLUMNS = (
+    "number",
+    "upcard",
+    "trump",
+    "maker__name",
+    "bid",
+    "passed",
+    "plays__player__name",
+    "plays__dropped",
+    "plays__tricks",
+)
+
+
+def hands_from_rows(rows, names) -> list[rules.Hand]:
+    """The engine's hands from `HAND_COLUMNS` rows ordered by number; `names` in seat order."""
+    hands: dict[int, dict] = {}
+    for number, upcard, trump, maker, bid, passed, name, dropped, tricks in rows:
+        hand = hands.setdefault(
+            number,
+            {
+                "upcard": upcard,
+                "trump": trump or None,
+                "maker": maker,
+                "bid": bid,
+                "passed": passed,
+                "dropped": [],
+                "tricks": {},
+            },
+        )
+        if name is None:
+            continue
+        if dropped:
+            hand["dropped"].append(name)
+        else:
+            hand["tricks"][name] = tricks
+    seat = {name: i for i, name in enumerate(names)}
+    return [
+        rules.Hand(**{**h, "dropped": tuple(sorted(h["dropped"], key=lambda n: seat.get(n, 9)))})
+        for h in hands.values()
+    ]
+
+
+def verdict(
+    start: rules.MatchState,
+    state: rules.MatchState,
+    results: list[rules.HandResult],
+    stakes: rules.Stakes,
+) -> list[dict]:
+    """Each seat's part in the engine's verdict on a match, as `Result` fields, in seat order."""
+    _, net = rules.settle(state, stakes)
+    tallies = rules.tallies(start, results)
+    return [
+        {
+            "seat": seat,
+            "score": state.scores[name],
+            "won": name in state.winners,
+            "net_cents": net.get(name, 0),
+            "short": state.sets[name],
+            **asdict(tallies[name]),
+        }
+        for seat, name in enumerate(state.players)
+    ]
 
 
 class Stale(Exception):
@@ -79,6 +145,13 @@ class MatchQuerySet(models.QuerySet):
                 return match
         return None
 
+    def with_results(self):
+        """Each seat's stored result with its player, in seat order: a match's outcome on a
+        list or a record without replaying it."""
+        return self.prefetch_related(
+            models.Prefetch("results", Result.objects.select_related("player").order_by("seat")),
+        )
+
     def in_progress(self):
         return self.filter(finished__isnull=True)
 
@@ -102,8 +175,11 @@ class Match(models.Model):
     created = models.DateTimeField(auto_now_add=True)
     updated = models.DateTimeField(auto_now=True)
     # When the deciding hand was saved: lets lists tell open matches from finished ones
-    # without replaying them; always set from the engine's verdict in `record()`.
+    # without replaying them. This, the two fields below and the `Result` rows are the
+    # engine's verdict, written with the hands in `_store()` and nowhere else.
     finished = models.DateTimeField(null=True, blank=True)
+    hands_played = models.PositiveSmallIntegerField(default=0)
+    next_dealer = models.PositiveSmallIntegerField(default=0, help_text="seat number, from 0")
     # Moves on every change of the hands, and on nothing else: the forms carry the version
     # their page was drawn from, and a write from an older page is refused (`Stale`).
     version = models.PositiveIntegerField(default=0)
@@ -168,44 +244,8 @@ class Match(models.Model):
     def game_hands(self) -> list[rules.Hand]:
         """The hands for the engine, read in one statement: a page never sees half of a write
         (under READ COMMITTED every statement has its own snapshot)."""
-        rows = self.hands.order_by("number").values_list(
-            "number",
-            "upcard",
-            "trump",
-            "maker__name",
-            "bid",
-            "passed",
-            "plays__player__name",
-            "plays__dropped",
-            "plays__tricks",
-        )
-        hands: dict[int, dict] = {}
-        for number, upcard, trump, maker, bid, passed, name, dropped, tricks in rows:
-            hand = hands.setdefault(
-                number,
-                {
-                    "upcard": upcard,
-                    "trump": trump or None,
-                    "maker": maker,
-                    "bid": bid,
-                    "passed": passed,
-                    "dropped": [],
-                    "tricks": {},
-                },
-            )
-            if name is None:
-                continue
-            if dropped:
-                hand["dropped"].append(name)
-            else:
-                hand["tricks"][name] = tricks
-        seat = {name: i for i, name in enumerate(self.names)}
-        return [
-            rules.Hand(
-                **{**h, "dropped": tuple(sorted(h["dropped"], key=lambda n: seat.get(n, 9)))}
-            )
-            for h in hands.values()
-        ]
+        rows = self.hands.order_by("number").values_list(*HAND_COLUMNS)
+        return hands_from_rows(rows, self.names)
 
     def replay(self, hands: list[rules.Hand] | None = None):
         """The match folded over its hands: (state, results)."""
@@ -246,8 +286,9 @@ class Match(models.Model):
         Raises RuleError (with `.hand`) and stores nothing if any hand breaks a rule.
         """
         match, stored = self._locked()
-        state, _ = match._store(stored, hands)
+        state, _ = match._store(stored, hands, recheck=True)
         self.version, self.finished = match.version, match.finished
+        self.hands_played, self.next_dealer = match.hands_played, match.next_dealer
         return state
 
     @transaction.atomic
@@ -292,26 +333,48 @@ class Match(models.Model):
         match._store(stored, stored[:-1])
         return True
 
-    def _store(self, stored: list[rules.Hand], hands: list[rules.Hand], replayed=None):
-        """Write the rows that differ between `stored` and `hands`, with the row locked;
-        returns the replay of `hands` (state, results)."""
+    def _store(
+        self,
+        stored: list[rules.Hand],
+        hands: list[rules.Hand],
+        replayed=None,
+        recheck: bool = False,
+    ):
+        """Write the rows that differ between `stored` and `hands`, and the engine's verdict on
+        them, with the row locked; returns the replay of `hands` (state, results). With
+        `recheck` the verdict is written even when the hands are as stored (the admin changed
+        the rows themselves)."""
         if len(hands) > MAX_HANDS:
             raise rules.RuleError(
                 "bad_file", f"A match can hold at most {MAX_HANDS:,} hands.", hand=MAX_HANDS + 1
             )
-        state, results = replayed or self.replay(hands)
-        if stored == hands:
+        start = self.start()
+        state, results = replayed or rules.replay(start, hands)
+        if stored == hands and not recheck:
             return state, results
-        players = {seat.player.name: seat.player for seat in self.seats.all()}
-        changed = [n for n, hand in enumerate(hands, 1) if n > len(stored) or stored[n - 1] != hand]
-        Hand.objects.filter(match=self).filter(
-            Q(number__in=changed) | Q(number__gt=len(hands))
-        ).delete()
-        for number in changed:
-            Hand.store(self, number, hands[number - 1], players)
+        seats = list(self.seats.all())
+        if stored != hands:
+            players = {seat.player.name: seat.player for seat in seats}
+            changed = [
+                n for n, hand in enumerate(hands, 1) if n > len(stored) or stored[n - 1] != hand
+            ]
+            Hand.objects.filter(match=self).filter(
+                Q(number__in=changed) | Q(number__gt=len(hands))
+            ).delete()
+            for number in changed:
+                Hand.store(self, number, hands[number - 1], players)
+            self.version += 1
         self.finished = (self.finished or timezone.now()) if state.finished else None
-        self.version += 1
-        self.save(update_fields=["finished", "version", "updated"])
+        self.hands_played = state.hands
+        self.next_dealer = state.players.index(state.dealer)
+        self.save(update_fields=["finished", "hands_played", "next_dealer", "version", "updated"])
+        Result.objects.filter(match=self).delete()
+        Result.objects.bulk_create(
+            Result(match=self, player=seat.player, **fields)
+            for seat, fields in zip(
+                seats, verdict(start, state, results, self.stakes()), strict=True
+            )
+        )
         return state, results
 
     @classmethod
@@ -344,8 +407,7 @@ class Match(models.Model):
         for position, name in enumerate(names):
             player, _ = Player.objects.get_or_create(owner=owner, name=name)
             Seat.objects.create(match=match, player=player, position=position)
-        if hands:
-            match.record(list(hands))
+        match.record(list(hands))
         return match
 
     @classmethod
@@ -499,3 +561,49 @@ class Play(models.Model):
 
     def get_absolute_url(self) -> str:
         return self.hand.get_absolute_url()
+
+
+class Result(models.Model):
+    """One seat's part in the engine's verdict on its match: the score as it stands, and once
+    the match is over who won and the money (RULES.md §6), with the counts of §12.
+
+    Written by `Match._store()` in the transaction that writes the hands, and only there, so
+    lists, records and statistics read it instead of replaying every match.
+    """
+
+    match = models.ForeignKey(Match, models.CASCADE, related_name="results")
+    player = models.ForeignKey(Player, models.RESTRICT, related_name="results")
+    seat = models.PositiveSmallIntegerField(help_text="clockwise, from 0")
+    score = models.IntegerField()
+    won = models.BooleanField(default=False)
+    net_cents = models.IntegerField(default=0, help_text="money won (+) or lost (−), in cents")
+    short = models.PositiveSmallIntegerField(
+        default=0, help_text="hands they fell short: set, or played and took no trick (§6)"
+    )
+    # rules.Tally, field by field (§12).
+    dealt_in = models.PositiveIntegerField(default=0)
+    stayed_in = models.PositiveIntegerField(default=0)
+    could_drop = models.PositiveIntegerField(default=0)
+    stayed_by_choice = models.PositiveIntegerField(default=0)
+    made_trump = models.PositiveIntegerField(default=0)
+    made = models.PositiveIntegerField(default=0)
+    was_set = models.PositiveIntegerField(default=0)
+    euchred = models.PositiveIntegerField(default=0)
+    sweeps = models.PositiveIntegerField(default=0)
+    points = models.IntegerField(default=0)
+
+    class Meta:
+        ordering = ["match", "seat"]
+        constraints = [
+            models.UniqueConstraint(fields=["match", "seat"], name="result_seat_unique"),
+            models.UniqueConstraint(fields=["match", "player"], name="result_player_unique"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.player}: {self.score}"
+
+    def get_absolute_url(self) -> str:
+        return self.match.get_absolute_url()
+
+    def tally(self) -> rules.Tally:
+        return rules.Tally(**{f.name: getattr(self, f.name) for f in fields(rules.Tally)})

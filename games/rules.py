@@ -653,6 +653,12 @@ class Payment:
     cents: int
 
 
+def owes(stakes: Stakes, score: int, sets: int) -> int:
+    """What a loser pays, in cents, split between the winners: a game, their points above
+    zero, and each hand they fell short (§6)."""
+    return stakes.per_game + stakes.per_point * max(0, score) + stakes.per_set * sets
+
+
 def settle(state: MatchState, stakes: Stakes) -> tuple[list[Payment], dict]:
     """Who pays whom, and each player's net, once the match is over; empty otherwise."""
     if not state.finished or not stakes:
@@ -663,11 +669,7 @@ def settle(state: MatchState, stakes: Stakes) -> tuple[list[Payment], dict]:
     for loser in state.players:
         if loser in winners:
             continue
-        owed = (
-            stakes.per_game
-            + stakes.per_point * max(0, state.scores[loser])
-            + stakes.per_set * state.sets[loser]
-        )
+        owed = owes(stakes, state.scores[loser], state.sets[loser])
         share, leftover = divmod(owed, len(winners))
         for i, winner in enumerate(winners):  # winners are in seat order
             cents = share + (1 if i < leftover else 0)

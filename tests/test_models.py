@@ -1,17 +1,21 @@
 """The stored match: an adapter over the rules engine, with database constraints as a backstop."""
 
 import json
+import random
 
 import pytest
 from django.core.management import call_command
 from django.db import IntegrityError, transaction
 from django.utils import timezone
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from games import matchfile, rules
-from games.models import Hand, Match, Play, Player
+from games.models import Hand, Match, Play, Player, Result, verdict
 from games.rules import Hand as GameHand
 
 from .conftest import command, make_match
+from .matches import TABLE, random_hand
 from .test_matchfile import EXAMPLE
 
 pytestmark = pytest.mark.django_db
@@ -229,3 +233,171 @@ def test_export_of_a_missing_match_fails(db):
 
     with pytest.raises(CommandError):
         call_command("export_match", "999")
+
+
+# --- The stored verdict: each seat's result, true to a replay ------------------------------
+
+RESULT_FIELDS = ["seat", "score", "won", "net_cents", "short", *rules.Tally.__dataclass_fields__]
+
+
+def assert_results_are_a_replay(match):
+    """The stored results and verdict fields are what the engine says of the stored hands."""
+    match = reload(match)
+    start = match.start()
+    state, results = rules.replay(start, match.game_hands())
+    rows = list(Result.objects.filter(match=match).order_by("seat").values(*RESULT_FIELDS))
+    assert rows == verdict(start, state, results, match.stakes())
+    players = Result.objects.filter(match=match).order_by("seat").values_list("player__name")
+    assert tuple(name for (name,) in players) == match.names
+    assert match.hands_played == state.hands
+    assert match.names[match.next_dealer] == state.dealer
+    assert (match.finished is not None) == state.finished
+
+
+def test_a_new_match_has_a_result_for_every_seat_before_any_hand(user):
+    match = make_match(user, "three-15", names=("Ann", "Bob", "Cat"), dealer="Cat")
+    assert list(match.results.values_list("player__name", "score", "won")) == [
+        ("Ann", 15, False),
+        ("Bob", 15, False),
+        ("Cat", 15, False),
+    ]
+    assert match.version == 0 and reload(match).next_dealer == 2
+
+
+def test_the_results_of_a_finished_match_hold_the_money_and_the_counts(user):
+    match = make_match(user, hands=[ORDERED, CLUB, SWEEP], stakes=rules.Stakes(100, 10, 25))
+    rows = {r.player.name: r for r in match.results.select_related("player")}
+    assert [name for name, r in rows.items() if r.won] == ["Cat"]
+    # Each loser pays $1.00 + 10¢ a point + 25¢ a hand fallen short (§6).
+    assert rows["Ann"].net_cents == -(100 + 10 * 28 + 25 * 1)  # no trick in hand 1
+    assert rows["Bob"].net_cents == -(100 + 10 * 21)
+    assert rows["Cat"].net_cents == sum(-r.net_cents for n, r in rows.items() if n != "Cat")
+    assert rows["Bob"].tally() == rules.Tally(
+        dealt_in=3, stayed_in=2, could_drop=1, made_trump=1, made=1, points=-4
+    )
+    assert_results_are_a_replay(match)
+
+
+def test_undo_of_the_winning_hand_takes_back_the_win_and_the_money(user):
+    match = make_match(user, hands=[ORDERED, SWEEP], stakes=rules.Stakes(100))
+    assert reload(match).results.filter(won=True).count() == 1
+    reload(match).undo_hand(2, reload(match).version)
+    assert not Result.objects.filter(match=match, won=True).exists()
+    assert set(Result.objects.filter(match=match).values_list("net_cents", flat=True)) == {0}
+    assert_results_are_a_replay(match)
+
+
+def test_a_refused_change_leaves_the_results_as_they_were(user):
+    match = make_match(user, hands=[ORDERED, CLUB])
+    before = list(Result.objects.filter(match=match).values(*RESULT_FIELDS))
+    bad = GameHand("hearts", "hearts", "Bob", None, ("Bob",), {"Ann": 2, "Cat": 2, "Dan": 1})
+    with pytest.raises(rules.RuleError):
+        reload(match).change_hand(1, bad, reload(match).version)
+    assert list(Result.objects.filter(match=match).values(*RESULT_FIELDS)) == before
+
+
+def test_the_admins_change_of_the_rows_is_followed_by_the_results(user):
+    match = make_match(user, hands=[CLUB])
+    Play.objects.filter(hand__match=match, player__name="Ann").update(tricks=1)
+    Play.objects.filter(hand__match=match, player__name="Bob").update(tricks=2)
+    reload(match).record(reload(match).game_hands())  # what the admin does after an edit
+    assert Result.objects.get(match=match, player__name="Bob").score == 23
+    assert reload(match).version == 1  # only changes made through the app move it
+    assert_results_are_a_replay(match)
+
+
+PRESETS_TRIED = ["standard", "spades-21", "three-15", "dirty-clubs", "short-15"]
+
+
+@settings(
+    max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    preset=st.sampled_from(PRESETS_TRIED),
+    seed=st.integers(0, 10**6),
+    steps=st.lists(
+        st.tuples(
+            st.sampled_from(["add", "add", "add", "change", "undo", "record"]), st.integers()
+        ),
+        max_size=25,
+    ),
+)
+def test_every_write_keeps_the_results_true_to_a_replay(user, preset, seed, steps):
+    rnd = random.Random(seed)
+    ruleset = rules.make_ruleset(preset, starting_score=8 if preset != "spades-21" else 6)
+    names = TABLE[: rnd.choice(ruleset.players)]
+    stakes = rules.Stakes(rnd.choice([0, 100]), rnd.choice([0, 10]), rnd.choice([0, 25]))
+    match = Match.create(user, preset, ruleset, stakes, names, names[-1])
+    for kind, n in steps:
+        match = reload(match)
+        hands = match.game_hands()
+        try:
+            if kind == "add":
+                state, _ = match.replay(hands)
+                match.add_hand(len(hands) + 1, random_hand(state, rnd), match.version)
+            elif kind == "change" and hands:
+                number = n % len(hands) + 1
+                state, _ = match.replay(hands[: number - 1])
+                match.change_hand(number, random_hand(state, rnd), match.version)
+            elif kind == "undo" and hands:
+                match.undo_hand(len(hands), match.version)
+            elif kind == "record":
+                match.record(hands[: n % (len(hands) + 1)])
+        except rules.RuleError:
+            pass  # a hand after the end, or a change that breaks a later hand: nothing stored
+        assert_results_are_a_replay(match)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_matches_stored_before_results_get_stakes_in_cents_and_results_from_a_replay():
+    from django.db import connection
+    from django.db.migrations.executor import MigrationExecutor
+
+    before = [("games", "0003_match_share_token")]
+    executor = MigrationExecutor(connection)
+    latest = executor.loader.graph.leaf_nodes()
+    executor.migrate(before)
+    try:
+        old = executor.loader.project_state(before).apps
+        owner = old.get_model("auth", "User").objects.create(username="ann")
+        match = old.get_model("games", "Match").objects.create(
+            owner_id=owner.pk,
+            preset="standard",
+            options=rules.make_ruleset("standard").options(),
+            per_game="1.00",
+            per_point="0.10",
+            first_dealer=3,
+            finished=timezone.now(),
+        )
+        players = {}
+        for position, name in enumerate(TABLE):
+            players[name] = old.get_model("games", "Player").objects.create(
+                owner_id=owner.pk, name=name
+            )
+            old.get_model("games", "Seat").objects.create(
+                match=match, player=players[name], position=position
+            )
+        for number, hand in enumerate([ORDERED, CLUB, SWEEP], 1):
+            row = old.get_model("games", "Hand").objects.create(
+                match=match,
+                number=number,
+                upcard=hand.upcard,
+                trump=hand.trump or "",
+                maker=players.get(hand.maker),
+            )
+            for name in hand.dropped:
+                old.get_model("games", "Play").objects.create(
+                    hand=row, player=players[name], dropped=True
+                )
+            for name, tricks in hand.tricks.items():
+                old.get_model("games", "Play").objects.create(
+                    hand=row, player=players[name], tricks=tricks
+                )
+    finally:
+        executor = MigrationExecutor(connection)
+        executor.migrate(latest)
+    match = Match.objects.with_hands().get()
+    assert match.stakes() == rules.Stakes(per_game=100, per_point=10)
+    assert match.hands_played == 3 and match.finished is not None
+    assert Result.objects.get(match=match, won=True).player.name == "Cat"
+    assert_results_are_a_replay(match)
