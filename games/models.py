@@ -12,7 +12,7 @@ from dataclasses import asdict, fields
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import models, transaction
-from django.db.models import Q
+from django.db.models import Count, Q, Sum
 from django.urls import reverse
 from django.utils import timezone
 
@@ -128,6 +128,10 @@ class Player(models.Model):
     def get_absolute_url(self) -> str:
         return reverse("games:match_list") + f"?player={self.pk}"
 
+    def record(self) -> dict:
+        """Matches played, finished and won, and money by currency, from the stored results."""
+        return {**self.results.counts(), "money": self.results.money()}
+
 
 class MatchQuerySet(models.QuerySet):
     def with_hands(self):
@@ -192,6 +196,7 @@ class Match(models.Model):
     class Meta:
         ordering = ["-created"]
         verbose_name_plural = "matches"
+        indexes = [models.Index(fields=["owner", "-played_at"], name="match_owner_played")]
         constraints = [
             models.CheckConstraint(
                 condition=Q(per_game_cents__gte=0)
@@ -229,6 +234,14 @@ class Match(models.Model):
     @property
     def names(self) -> tuple[str, ...]:
         return tuple(seat.player.name for seat in self.seats.all())
+
+    # What a match card shows, from the stored results (`with_results()` prefetches them).
+
+    def winner_names(self) -> list[str]:
+        return [r.player.name for r in self.results.all() if r.won]
+
+    def next_dealer_name(self) -> str:
+        return next(r.player.name for r in self.results.all() if r.seat == self.next_dealer)
 
     def ruleset(self) -> rules.Ruleset:
         return rules.make_ruleset(self.preset, **self.options)
@@ -563,6 +576,30 @@ class Play(models.Model):
         return self.hand.get_absolute_url()
 
 
+# A match played for money.
+STAKED = (
+    Q(match__per_game_cents__gt=0) | Q(match__per_point_cents__gt=0) | Q(match__per_set_cents__gt=0)
+)
+
+
+class ResultQuerySet(models.QuerySet):
+    def finished(self):
+        return self.filter(match__finished__isnull=False)
+
+    def counts(self) -> dict:
+        """How many matches these results are of, how many finished, and how many won."""
+        return self.aggregate(
+            played=Count("pk"),
+            finished=Count("pk", filter=Q(match__finished__isnull=False)),
+            won=Count("pk", filter=Q(won=True)),
+        )
+
+    def money(self) -> dict[str, int]:
+        """Net money in cents by currency, over the finished matches played for money."""
+        rows = self.finished().filter(STAKED).values_list("match__currency")
+        return dict(rows.annotate(net=Sum("net_cents")).order_by("match__currency"))
+
+
 class Result(models.Model):
     """One seat's part in the engine's verdict on its match: the score as it stands, and once
     the match is over who won and the money (RULES.md §6), with the counts of §12.
@@ -591,6 +628,8 @@ class Result(models.Model):
     euchred = models.PositiveIntegerField(default=0)
     sweeps = models.PositiveIntegerField(default=0)
     points = models.IntegerField(default=0)
+
+    objects = ResultQuerySet.as_manager()
 
     class Meta:
         ordering = ["match", "seat"]

@@ -221,16 +221,18 @@ def signup(request: HttpRequest) -> HttpResponse:
     return render(request, "registration/signup.html", {"form": form})
 
 
+def _listed(user):
+    """A user's matches for a list, latest first, each with its stored results."""
+    return Match.objects.filter(owner=user).order_by("-played_at", "-pk").with_results()
+
+
 @login_required
 def home(request: HttpRequest) -> HttpResponse:
-    matches = Match.objects.filter(owner=request.user).with_hands()
+    matches = _listed(request.user)
     return render(
         request,
         "games/home.html",
-        {
-            "playing": [_summary(m) for m in matches.in_progress()[:20]],
-            "finished": [_summary(m) for m in matches.done()[:5]],
-        },
+        {"playing": matches.in_progress()[:20], "finished": matches.done()[:5]},
     )
 
 
@@ -507,41 +509,22 @@ def match_delete(request: HttpRequest, pk: int) -> HttpResponse:
 
 @login_required
 def match_list(request: HttpRequest) -> HttpResponse:
-    matches = Match.objects.filter(owner=request.user)
+    matches = _listed(request.user)
     players = Player.objects.filter(owner=request.user)
     player = None
     if request.GET.get("player", "").isdigit():
         player = get_object_or_404(players, pk=request.GET["player"])
-        matches = matches.filter(seats__player=player)
-    page = Paginator(matches.with_hands(), 20).get_page(request.GET.get("page"))
+        matches = matches.filter(results__player=player)
     return render(
         request,
         "games/match_list.html",
         {
-            "page": page,
-            "summaries": [_summary(m) for m in page],
+            "page": Paginator(matches, 20).get_page(request.GET.get("page")),
             "players": players,
             "player": player,
-            "record": _record(player, matches.with_hands()) if player else None,
+            "record": player.record() if player else None,
         },
     )
-
-
-def _record(player: Player, matches) -> dict:
-    """A player's record over all their matches: played, won, and money won or lost."""
-    record = {"played": 0, "finished": 0, "won": 0, "money": {}}
-    for match in matches:
-        state, _ = match.replay()
-        record["played"] += 1
-        if not state.finished:
-            continue
-        record["finished"] += 1
-        record["won"] += player.name in state.winners
-        _, net = rules.settle(state, stakes := match.stakes())
-        if net:
-            money = record["money"]
-            money[stakes.currency] = money.get(stakes.currency, 0) + net[player.name]
-    return record
 
 
 @login_required

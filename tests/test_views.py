@@ -1037,3 +1037,43 @@ def test_a_saves_answer_does_not_grow_with_the_match(client_in, user):
         return len(client_in.post(url("hand_create", match.pk), data, **HX).content)
 
     assert answer(60) < answer(3) * 1.2
+
+
+# --- Lists and records read the stored results ----------------------------------------------
+
+
+def test_home_lists_and_records_take_the_same_queries_with_2_matches_and_with_25(
+    client_in, user, django_user_model
+):
+    def queries(owner, count):
+        sweep = GameHand("hearts", "hearts", "Bob", None, ("Ann", "Cat", "Dan"), {"Bob": 5})
+        for i in range(count):
+            make_match(owner, hands=[CLUB] * (i % 3) + [sweep], stakes=rules.Stakes(100))
+        make_match(owner, hands=[CLUB])
+        client_in.force_login(owner)
+        bob = Player.objects.get(owner=owner, name="Bob")
+        counts = []
+        for path in (url("home"), url("match_list"), url("match_list") + f"?player={bob.pk}"):
+            with CaptureQueriesContext(connection) as ctx:
+                assert client_in.get(path).status_code == 200
+            counts.append(len(ctx.captured_queries))
+        return counts
+
+    assert queries(user, 2) == queries(django_user_model.objects.create_user("zoe"), 25)
+
+
+def test_no_list_or_record_replays_a_match(client_in, user, monkeypatch):
+    sweep = GameHand("hearts", "hearts", "Bob", None, ("Ann", "Cat", "Dan"), {"Bob": 5})
+    make_match(user, hands=[CLUB, sweep], stakes=rules.Stakes(100))
+    make_match(user, hands=[CLUB])
+    bob = Player.objects.get(name="Bob")
+
+    def no_replay(*args):
+        raise AssertionError("a list replayed a match")
+
+    monkeypatch.setattr(rules, "replay", no_replay)
+    home = client_in.get(url("home")).content.decode()
+    assert "Bob won · 2 hands" in home and "Ann 23" in home and "Ann deals next" in home
+    assert "Bob won" in client_in.get(url("match_list")).content.decode()
+    record = client_in.get(url("match_list") + f"?player={bob.pk}").content.decode()
+    assert "<strong>1</strong> win in 1 finished match (2 played in all)" in record

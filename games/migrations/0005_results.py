@@ -115,5 +115,9 @@ class Migration(migrations.Migration):
                 ],
             },
         ),
+        migrations.AddIndex(
+            model_name="match",
+            index=models.Index(fields=["owner", "-played_at"], name="match_owner_played"),
+        ),
         migrations.RunPython(store_results, migrations.RunPython.noop),
     ]
