@@ -5,7 +5,7 @@ from django.contrib import admin
 from django.core.exceptions import ValidationError
 
 from games import rules
-from games.models import Hand, Match, Play, Player, Seat
+from games.models import Hand, Match, Night, Play, Player, Result, Seat
 
 
 def _check(match: Match, hands: list[rules.Hand], names=None, first_dealer=None):
@@ -80,7 +80,8 @@ class MatchAdmin(_RecordOnSave, admin.ModelAdmin):
     list_display = ["__str__", "owner", "preset", "played_at", "finished"]
     list_filter = ["preset", "owner"]
     inlines = [SeatInline]
-    readonly_fields = ["created", "updated", "finished"]
+    raw_id_fields = ["night"]
+    readonly_fields = ["created", "updated", "finished", "hands_played", "next_dealer"]
 
     @staticmethod
     def _match_of(match):
@@ -154,4 +155,27 @@ class SeatAdmin(admin.ModelAdmin):
         return False
 
     def has_add_permission(self, request):
+        return False
+
+
+@admin.register(Night)
+class NightAdmin(admin.ModelAdmin):
+    list_display = ["__str__", "owner", "created"]
+    list_filter = ["owner"]
+
+
+@admin.register(Result)
+class ResultAdmin(admin.ModelAdmin):
+    """The engine's verdict, written with the hands: to read, never to edit."""
+
+    list_display = ["__str__", "match", "player", "score", "won", "net_cents"]
+    list_select_related = ["match", "player"]
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
         return False

@@ -6,13 +6,15 @@ scores, dealer, winners and payouts are folded from the hands by the rules engin
 
 from __future__ import annotations
 
+import hashlib
 import secrets
-from dataclasses import asdict, fields
+from dataclasses import asdict, dataclass, fields
+from datetime import timedelta
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import models, transaction
-from django.db.models import Count, Q, Sum
+from django.db.models import Count, Min, Q, Sum
 from django.urls import reverse
 from django.utils import timezone
 
@@ -133,6 +135,110 @@ class Player(models.Model):
         return {**self.results.counts(), "money": self.results.money()}
 
 
+# A match begun within this long of another one of the same owner is settled with it.
+NIGHT_GAP = timedelta(hours=6)
+
+
+@dataclass(frozen=True)
+class SettleUp:
+    """A night's money in one currency: each player's net and the fewest payments."""
+
+    currency: str
+    net: dict[str, int]
+    transfers: list[rules.Payment]
+
+    def key(self, payment: rules.Payment) -> str:
+        """What a mark says was paid."""
+        return f"{self.currency}:{payment.payer}:{payment.payee}"
+
+
+class Night(models.Model):
+    """Matches settled together (RULES.md §11): those begun the same evening, a night running
+    past midnight included, unless the player moved one to another night."""
+
+    owner = models.ForeignKey(settings.AUTH_USER_MODEL, models.CASCADE, related_name="nights")
+    created = models.DateTimeField(auto_now_add=True)
+    # Payments marked paid, with a fingerprint of the transfers they were marked on: once the
+    # night's transfers change (a hand, a match moved) the marks no longer hold.
+    paid = models.JSONField(default=list, blank=True)
+    paid_for = models.CharField(max_length=64, blank=True)
+
+    def __str__(self) -> str:
+        started = self.started()
+        return f"The night of {started:%A %-d %B %Y}" if started else "An empty night"
+
+    def get_absolute_url(self) -> str:
+        return reverse("games:night_detail", args=[self.pk])
+
+    def started(self):
+        """The local date the night began: the first of its matches."""
+        first = self.matches.order_by("played_at").values_list("played_at", flat=True).first()
+        return timezone.localtime(first).date() if first else None
+
+    @classmethod
+    def around(cls, owner, played_at) -> Night:
+        """The night of a match begun at `played_at`: that of the owner's match begun closest
+        to it, within NIGHT_GAP, or else a new one."""
+        near = Match.objects.filter(
+            owner=owner, played_at__range=(played_at - NIGHT_GAP, played_at + NIGHT_GAP)
+        )
+        before = near.filter(played_at__lte=played_at).order_by("-played_at")
+        after = near.filter(played_at__gt=played_at).order_by("played_at")
+        found = [
+            row
+            for row in (
+                before.values_list("played_at", "night_id").first(),
+                after.values_list("played_at", "night_id").first(),
+            )
+            if row
+        ]
+        if not found:
+            return cls.objects.create(owner=owner)
+        _, night = min(found, key=lambda row: abs(row[0] - played_at))
+        return cls.objects.get(pk=night)
+
+    def settle_up(self) -> list[SettleUp]:
+        """Each currency's nets over the night's finished matches played for money, from the
+        stored results, and the fewest transfers that settle them (§11). Players come in the
+        order of the first match they played, then by name; a name is one person."""
+        rows = (
+            Result.objects.filter(match__night=self)
+            .finished()
+            .filter(STAKED)
+            .values_list("match__currency", "player__name")
+            .annotate(net=Sum("net_cents"), first=Min("match__played_at"))
+            .order_by("match__currency", "first", "player__name")
+        )
+        nets: dict[str, dict[str, int]] = {}
+        for currency, name, net, _ in rows:
+            nets.setdefault(currency, {})[name] = net
+        return [SettleUp(c, net, rules.fewest_transfers(net)) for c, net in nets.items()]
+
+    @staticmethod
+    def fingerprint(settle_up: list[SettleUp]) -> str:
+        text = "\n".join(f"{s.key(t)}:{t.cents}" for s in settle_up for t in s.transfers)
+        return hashlib.sha256(text.encode()).hexdigest()
+
+    def marks(self, settle_up: list[SettleUp]) -> set[str]:
+        """The payments marked paid, if the transfers are still those they were marked on."""
+        return set(self.paid) if self.paid_for == self.fingerprint(settle_up) else set()
+
+    @transaction.atomic
+    def mark(self, key: str, paid: bool, fingerprint: str) -> bool:
+        """Mark a payment paid or not, as seen on a page showing the transfers `fingerprint`;
+        False, and nothing marked, if the transfers have changed since."""
+        night = Night.objects.select_for_update().get(pk=self.pk)
+        settle_up = night.settle_up()
+        now = self.fingerprint(settle_up)
+        if fingerprint != now or key not in {s.key(t) for s in settle_up for t in s.transfers}:
+            return False
+        marks = night.marks(settle_up)
+        marks = marks | {key} if paid else marks - {key}
+        self.paid, self.paid_for = sorted(marks), now
+        Night.objects.filter(pk=self.pk).update(paid=self.paid, paid_for=now)
+        return True
+
+
 class MatchQuerySet(models.QuerySet):
     def with_hands(self):
         """The seats a replay needs, in one query; the hands come in one more (`game_hands`)."""
@@ -176,6 +282,8 @@ class Match(models.Model):
     first_dealer = models.PositiveSmallIntegerField(help_text="seat number, from 0")
     # When the match began: the match file's played_at, kept as an instant.
     played_at = models.DateTimeField(default=timezone.now)
+    # The night it is settled with (RULES.md §11): by when it began, unless the player moved it.
+    night = models.ForeignKey("Night", models.RESTRICT, related_name="matches")
     created = models.DateTimeField(auto_now_add=True)
     updated = models.DateTimeField(auto_now=True)
     # When the deciding hand was saved: lets lists tell open matches from finished ones
@@ -214,6 +322,21 @@ class Match(models.Model):
 
     def get_absolute_url(self) -> str:
         return reverse("games:match_detail", args=[self.pk])
+
+    def move_to(self, night: Night | None) -> Night:
+        """Settle the match with another night of its owner's, or alone on a new one (None).
+
+        Only the night changes: the hands and their version stay as they are, so no phone at
+        the table is told its page is out of date.
+        """
+        with transaction.atomic():
+            old = self.night_id
+            if night is None:
+                night = Night.objects.create(owner=self.owner)
+            Match.objects.filter(pk=self.pk).update(night=night)
+            Night.objects.filter(pk=old, matches__isnull=True).delete()
+        self.night = night
+        return night
 
     def get_share_url(self) -> str:
         return reverse("games:match_shared", args=[self.share_token])
@@ -406,8 +529,10 @@ class Match(models.Model):
         """A new match from the engine's terms; raises RuleError and stores nothing if bad."""
         rules.new_match(ruleset, names, first_dealer)
         _check_fits(names, stakes)
+        played_at = played_at or timezone.now()
         match = cls.objects.create(
             owner=owner,
+            night=Night.around(owner, played_at),
             preset=preset,
             options=ruleset.options(),
             per_game_cents=stakes.per_game,
@@ -415,7 +540,7 @@ class Match(models.Model):
             per_set_cents=stakes.per_set,
             currency=stakes.currency,
             first_dealer=list(names).index(first_dealer),
-            played_at=played_at or timezone.now(),
+            played_at=played_at,
         )
         for position, name in enumerate(names):
             player, _ = Player.objects.get_or_create(owner=owner, name=name)

@@ -545,18 +545,26 @@ def match_import(request: HttpRequest) -> HttpResponse:
     if not uploads:
         messages.error(request, "Choose a match file to import.")
         return redirect("games:match_list")
-    matches, stored = [], 0
+    files = []
     for upload in uploads:
         try:
-            match, new = _import_upload(request.user, upload)
+            files.append((upload.name, _read_upload(upload)))
         except rules.RuleError as e:
             messages.error(request, f"{upload.name}: Nothing was imported. {e.located()}")
+    # Oldest first, so that each match joins the night of the one begun before it.
+    now = timezone.now()
+    matches, stored = [], 0
+    for name, m in sorted(files, key=lambda file: file[1].played_at or now):
+        try:
+            match, new = Match.import_file(request.user, m)
+        except rules.RuleError as e:
+            messages.error(request, f"{name}: Nothing was imported. {e.located()}")
             continue
         matches.append(match)
         stored += new
         if not new:
             when = f"{timezone.localtime(match.played_at):%-d %b %Y}"
-            messages.info(request, f"{upload.name}: already imported ({match}, {when}).")
+            messages.info(request, f"{name}: already imported ({match}, {when}).")
     if stored:
         words = f"{stored} matches" if stored > 1 else "Match"
         messages.success(request, f"{words} imported.")
@@ -565,8 +573,8 @@ def match_import(request: HttpRequest) -> HttpResponse:
     return redirect("games:match_list")
 
 
-def _import_upload(user, upload) -> tuple[Match, bool]:
-    """Store an uploaded match file unless the user has that match: (match, stored)."""
+def _read_upload(upload) -> matchfile.Match:
+    """The match of an uploaded match file; RuleError if it is not one."""
     data = upload.read(MAX_UPLOAD + 1)
     if len(data) > MAX_UPLOAD:
         raise rules.RuleError("bad_file", "That file is too big to be a match file.")
@@ -574,7 +582,7 @@ def _import_upload(user, upload) -> tuple[Match, bool]:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError:
         raise rules.RuleError("bad_file", "That is not a match file (it is not text).") from None
-    return Match.import_file(user, matchfile.parse(text))
+    return matchfile.parse(text)
 
 
 @login_required

@@ -2,6 +2,8 @@
 
 import json
 import random
+from datetime import datetime, timedelta
+from zoneinfo import ZoneInfo
 
 import pytest
 from django.core.management import call_command
@@ -11,7 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from games import matchfile, rules
-from games.models import Hand, Match, Play, Player, Result, verdict
+from games.models import Hand, Match, Night, Play, Player, Result, verdict
 from games.rules import Hand as GameHand
 
 from .conftest import command, make_match
@@ -349,7 +351,7 @@ def test_every_write_keeps_the_results_true_to_a_replay(user, preset, seed, step
 
 
 @pytest.mark.django_db(transaction=True)
-def test_matches_stored_before_results_get_stakes_in_cents_and_results_from_a_replay():
+def test_matches_stored_before_results_get_stakes_in_cents_results_and_nights():
     from django.db import connection
     from django.db.migrations.executor import MigrationExecutor
 
@@ -360,44 +362,154 @@ def test_matches_stored_before_results_get_stakes_in_cents_and_results_from_a_re
     try:
         old = executor.loader.project_state(before).apps
         owner = old.get_model("auth", "User").objects.create(username="ann")
-        match = old.get_model("games", "Match").objects.create(
-            owner_id=owner.pk,
-            preset="standard",
-            options=rules.make_ruleset("standard").options(),
+        players = {
+            name: old.get_model("games", "Player").objects.create(owner_id=owner.pk, name=name)
+            for name in TABLE
+        }
+
+        def old_match(played_at, hands, **fields):
+            match = old.get_model("games", "Match").objects.create(
+                owner_id=owner.pk,
+                preset="standard",
+                options=rules.make_ruleset("standard").options(),
+                first_dealer=3,
+                played_at=played_at,
+                **fields,
+            )
+            for position, name in enumerate(TABLE):
+                old.get_model("games", "Seat").objects.create(
+                    match=match, player=players[name], position=position
+                )
+            for number, hand in enumerate(hands, 1):
+                row = old.get_model("games", "Hand").objects.create(
+                    match=match,
+                    number=number,
+                    upcard=hand.upcard,
+                    trump=hand.trump or "",
+                    maker=players.get(hand.maker),
+                )
+                for name in hand.dropped:
+                    old.get_model("games", "Play").objects.create(
+                        hand=row, player=players[name], dropped=True
+                    )
+                for name, tricks in hand.tricks.items():
+                    old.get_model("games", "Play").objects.create(
+                        hand=row, player=players[name], tricks=tricks
+                    )
+            return match.pk
+
+        evening = datetime(2026, 11, 28, 19, 30, tzinfo=ZoneInfo("America/Chicago"))
+        first = old_match(
+            evening,
+            [ORDERED, CLUB, SWEEP],
             per_game="1.00",
             per_point="0.10",
-            first_dealer=3,
             finished=timezone.now(),
         )
-        players = {}
-        for position, name in enumerate(TABLE):
-            players[name] = old.get_model("games", "Player").objects.create(
-                owner_id=owner.pk, name=name
-            )
-            old.get_model("games", "Seat").objects.create(
-                match=match, player=players[name], position=position
-            )
-        for number, hand in enumerate([ORDERED, CLUB, SWEEP], 1):
-            row = old.get_model("games", "Hand").objects.create(
-                match=match,
-                number=number,
-                upcard=hand.upcard,
-                trump=hand.trump or "",
-                maker=players.get(hand.maker),
-            )
-            for name in hand.dropped:
-                old.get_model("games", "Play").objects.create(
-                    hand=row, player=players[name], dropped=True
-                )
-            for name, tricks in hand.tricks.items():
-                old.get_model("games", "Play").objects.create(
-                    hand=row, player=players[name], tricks=tricks
-                )
+        late = old_match(evening + timedelta(hours=5), [CLUB])
+        next_week = old_match(evening + timedelta(days=7), [])
     finally:
         executor = MigrationExecutor(connection)
         executor.migrate(latest)
-    match = Match.objects.with_hands().get()
+    match = Match.objects.with_hands().get(pk=first)
     assert match.stakes() == rules.Stakes(per_game=100, per_point=10)
     assert match.hands_played == 3 and match.finished is not None
     assert Result.objects.get(match=match, won=True).player.name == "Cat"
-    assert_results_are_a_replay(match)
+    for pk in (first, late, next_week):
+        assert_results_are_a_replay(Match.objects.get(pk=pk))
+    nights = [Match.objects.get(pk=pk).night_id for pk in (first, late, next_week)]
+    assert nights[0] == nights[1] != nights[2]
+
+
+# --- Nights ---------------------------------------------------------------------------------
+
+EVENING = datetime(2026, 11, 28, 19, 30, tzinfo=ZoneInfo("America/Chicago"))
+BOB_SWEEPS = GameHand("hearts", "hearts", "Bob", None, ("Ann", "Cat", "Dan"), {"Bob": 5})
+CAT_SWEEPS = SWEEP
+
+
+def played(user, at, hands=(), names=TABLE, stakes=None):
+    """A standard match begun `at`, by default for $1.00 a game and 10¢ a point."""
+    stakes = rules.Stakes(100, 10) if stakes is None else stakes
+    return Match.create(
+        user, "standard", rules.make_ruleset("standard"), stakes, names, names[-1], hands, at
+    )
+
+
+def test_matches_begun_the_same_evening_share_a_night_past_midnight_too(user):
+    first = played(user, EVENING)
+    late = played(user, EVENING + timedelta(hours=4, minutes=50))  # 00:20
+    later = played(user, EVENING + timedelta(hours=8))  # 03:30, 3 h 10 after the last
+    next_day = played(user, EVENING + timedelta(hours=22))
+    assert first.night == late.night == later.night != next_day.night
+    assert first.night.started() == EVENING.date()
+    assert str(first.night) == "The night of Saturday 28 November 2026"
+
+
+def test_an_import_out_of_order_groups_by_when_each_match_began(user, files):
+    docs = [
+        dict(PLAYED, played_at=f"2026-11-{day}T{hour}:00:00-06:00", hands=[])
+        for day, hour in [("29", "00"), ("28", "19"), ("28", "13"), ("28", "22"), ("30", "19")]
+    ]
+    code, out, _ = command("import_match", *files(*docs))
+    assert code == 0 and len(out.splitlines()) == 5
+    nights = [Match.objects.get(pk=int(line.split(": ")[1])).night_id for line in out.splitlines()]
+    # 13:00, 19:00, 22:00 and 00:00 follow one another within 6 hours; the 30th is apart.
+    assert nights[0] == nights[1] == nights[2] == nights[3] != nights[4]
+
+
+def test_a_match_moves_to_another_night_or_a_new_one_and_keeps_its_version(user):
+    a = played(user, EVENING, hands=[CLUB])
+    b = played(user, EVENING + timedelta(hours=1))
+    other = played(user, EVENING + timedelta(days=7))
+    b.move_to(other.night)
+    assert reload(b).night == other.night and reload(b).version == 0
+    alone = a.move_to(None)
+    assert reload(a).night == alone and reload(a).version == 1
+    assert Night.objects.filter(owner=user).count() == 2  # a's old night was left empty
+
+
+def test_a_nights_settle_up_sums_each_players_net_and_pays_in_the_fewest_transfers(user):
+    played(user, EVENING, hands=[BOB_SWEEPS])  # Ann, Cat and Dan pay Bob $1.00 + 25 × 10¢
+    played(user, EVENING + timedelta(hours=1), hands=[CAT_SWEEPS])  # and then Cat
+    played(user, EVENING + timedelta(hours=2), hands=[CLUB])  # not finished: settles nothing
+    played(user, EVENING + timedelta(hours=3), hands=[BOB_SWEEPS], stakes=rules.Stakes())
+    [usd] = Match.objects.first().night.settle_up()
+    assert usd.currency == "USD"
+    assert usd.net == {"Ann": -700, "Bob": 700, "Cat": 700, "Dan": -700}
+    assert [(t.payer, t.payee, t.cents) for t in usd.transfers] == [
+        ("Ann", "Bob", 700),
+        ("Dan", "Cat", 700),
+    ]
+
+
+def test_each_currency_of_a_night_is_settled_on_its_own(user):
+    played(user, EVENING, hands=[BOB_SWEEPS])
+    played(
+        user,
+        EVENING + timedelta(hours=1),
+        hands=[CAT_SWEEPS],
+        stakes=rules.Stakes(200, 0, 0, "EUR"),
+    )
+    eur, usd = Match.objects.first().night.settle_up()
+    assert (eur.currency, usd.currency) == ("EUR", "USD")
+    assert eur.net == {"Ann": -200, "Bob": -200, "Cat": 600, "Dan": -200}
+    assert usd.net["Bob"] == 3 * 350 and len(usd.transfers) == 3
+    assert usd.net["Cat"] == -350 and "Cat:Ann" not in [usd.key(t) for t in usd.transfers]
+
+
+def test_paid_marks_hold_until_the_nights_transfers_change(user):
+    match = played(user, EVENING, hands=[BOB_SWEEPS])
+    night = match.night
+    settle_up = night.settle_up()
+    seen = Night.fingerprint(settle_up)
+    ann_pays = settle_up[0].key(settle_up[0].transfers[0])
+    assert night.mark(ann_pays, True, seen)
+    assert reload(match).version == 1  # the hands' version never moves for money
+    night = Night.objects.get(pk=night.pk)
+    assert night.marks(night.settle_up()) == {ann_pays}
+    assert not night.mark("USD:Bob:Ann", True, seen)  # no such payment
+    played(user, EVENING + timedelta(hours=1), hands=[CAT_SWEEPS])
+    night = Night.objects.get(pk=night.pk)
+    assert night.marks(night.settle_up()) == set()
+    assert not night.mark(ann_pays, False, seen)  # from a page drawn before the change

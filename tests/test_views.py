@@ -581,7 +581,7 @@ def test_admin_edits_of_a_hand_go_through_the_rules(client, django_user_model, u
         "Cat": 1,
         "Dan": 1,
     }
-    for model in ("player", "match", "seat", "hand", "play"):
+    for model in ("player", "match", "seat", "hand", "play", "night", "result"):
         assert client.get(reverse(f"admin:games_{model}_changelist")).status_code == 200
     # One player's part, edited on its own, is checked with the rest of its hand.
     ann = hand.plays.get(player__name="Ann")
@@ -695,6 +695,7 @@ def test_admin_seat_changes_are_replayed_through_the_rules(client, django_user_m
         "per_point_cents": "0",
         "per_set_cents": "0",
         "currency": "USD",
+        "night": str(match.night_id),
         "first_dealer": "3",
         "played_at_0": "2026-11-28",
         "played_at_1": "19:30:00",

@@ -2,6 +2,7 @@ import json
 
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
+from django.utils import timezone
 
 from games import matchfile
 from games.management.commands.replay import read_file
@@ -23,16 +24,28 @@ class Command(BaseCommand):
     def handle(self, *args, **options):
         owner = self._owner(options["user"])
         refused = False
+        files = []
         for path in options["files"]:
             try:
-                m = matchfile.parse(read_file(path))
-                owner = owner or self._new_owner()
-                match, stored = Match.import_file(owner, m)
+                files.append((path, matchfile.parse(read_file(path))))
             except RuleError as e:
                 refused = True
                 self._refuse(path, e, options["json"])
-                continue
-            self.stdout.write(f"{path}: {match.pk}" + ("" if stored else " (already imported)"))
+        # Oldest first, so that each match joins the night of the one begun before it.
+        now = timezone.now()
+        stored = {}
+        for i in sorted(range(len(files)), key=lambda i: files[i][1].played_at or now):
+            path, m = files[i]
+            try:
+                owner = owner or self._new_owner()
+                stored[i] = Match.import_file(owner, m)
+            except RuleError as e:
+                refused = True
+                self._refuse(path, e, options["json"])
+        for i, (path, _) in enumerate(files):
+            if i in stored:
+                match, new = stored[i]
+                self.stdout.write(f"{path}: {match.pk}" + ("" if new else " (already imported)"))
         if refused:
             raise SystemExit(1)
 
