@@ -130,9 +130,62 @@ class Player(models.Model):
     def get_absolute_url(self) -> str:
         return reverse("games:match_list") + f"?player={self.pk}"
 
+    def get_stats_url(self) -> str:
+        return reverse("games:player_detail", args=[self.pk])
+
     def record(self) -> dict:
         """Matches played, finished and won, and money by currency, from the stored results."""
         return {**self.results.counts(), "money": self.results.money()}
+
+    def rename(self, name: str) -> None:
+        """A new spelling of their name in every match; the hands follow (they name players by
+        their row), so every match replays to the same scores. RuleError if it is taken."""
+        name = name.strip()
+        if not name:
+            raise rules.RuleError("bad_table", "A player needs a name.", "name")
+        longest = Player._meta.get_field("name").max_length
+        if len(name) > longest:
+            raise rules.RuleError("bad_table", f"Keep a name to {longest} letters.", "name")
+        others = Player.objects.filter(owner=self.owner_id, name=name).exclude(pk=self.pk)
+        if others.exists():
+            raise rules.RuleError(
+                "bad_table",
+                f"There is already a player called {name}. If that is the same person, "
+                "merge the two instead.",
+                "name",
+            )
+        self.name = name
+        self.save(update_fields=["name"])
+
+    @transaction.atomic
+    def merge(self, other: Player) -> int:
+        """Take `other` in as another spelling of this player: their seats, hands and results
+        become this player's and `other` is gone. Returns how many matches moved over.
+
+        Refused (RuleError) when both sat at one match: that match had two people.
+        """
+        if other.pk == self.pk or other.owner_id != self.owner_id:
+            raise rules.RuleError("bad_table", "Choose another of your players.", "other")
+        theirs = Seat.objects.filter(player=other).values("match")
+        # Their matches take no hand while they change hands (the write lock of `_store`).
+        locked = list(
+            Match.objects.select_for_update().filter(pk__in=theirs).values_list("pk", flat=True)
+        )
+        both = Match.objects.filter(pk__in=locked, seats__player=self).order_by("played_at").first()
+        if both is not None:
+            when = f"{timezone.localtime(both.played_at):%-d %B %Y, %-I:%M %p}"
+            raise rules.RuleError(
+                "bad_table",
+                f"{self.name} and {other.name} both played in the match of {when}, so they "
+                "are two people: they can't be merged.",
+                "other",
+            )
+        Seat.objects.filter(player=other).update(player=self)
+        Play.objects.filter(player=other).update(player=self)
+        Hand.objects.filter(maker=other).update(maker=self)
+        Result.objects.filter(player=other).update(player=self)
+        other.delete()
+        return len(locked)
 
 
 # A match begun within this long of another one of the same owner is settled with it.
@@ -174,6 +227,12 @@ class Night(models.Model):
         """The local date the night began: the first of its matches."""
         first = self.matches.order_by("played_at").values_list("played_at", flat=True).first()
         return timezone.localtime(first).date() if first else None
+
+    @classmethod
+    def latest(cls, owner) -> Night | None:
+        """The night of the owner's latest match, as soon as one of its matches has finished."""
+        latest = Match.objects.filter(owner=owner).order_by("-played_at").values("night_id")[:1]
+        return cls.objects.filter(pk__in=latest, matches__finished__isnull=False).first()
 
     @classmethod
     def around(cls, owner, played_at) -> Night:
@@ -365,6 +424,23 @@ class Match(models.Model):
 
     def next_dealer_name(self) -> str:
         return next(r.player.name for r in self.results.all() if r.seat == self.next_dealer)
+
+    def settled(self) -> tuple[rules.MatchState, list[rules.Payment]]:
+        """The match's end as its stored results hold it, and who pays whom by the engine's
+        §6 (`rules.settle`), without replaying the hands."""
+        rows = list(self.results.all())
+        names = tuple(r.player.name for r in rows)
+        state = rules.MatchState(
+            ruleset=self.ruleset(),
+            players=names,
+            scores={r.player.name: r.score for r in rows},
+            dealer=names[self.next_dealer],
+            hands=self.hands_played,
+            sets={r.player.name: r.short for r in rows},
+            winners=tuple(r.player.name for r in rows if r.won),
+        )
+        payments, _ = rules.settle(state, self.stakes())
+        return state, payments
 
     def ruleset(self) -> rules.Ruleset:
         return rules.make_ruleset(self.preset, **self.options)
@@ -718,6 +794,37 @@ class ResultQuerySet(models.QuerySet):
             finished=Count("pk", filter=Q(match__finished__isnull=False)),
             won=Count("pk", filter=Q(won=True)),
         )
+
+    def stats(self) -> dict:
+        """The counts of RULES.md §12 summed over these results: matches, finished, wins and
+        each field of rules.Tally."""
+        tally = {f.name: Sum(f.name, default=0) for f in fields(rules.Tally)}
+        return {**self.counts(), **self.aggregate(**tally)}
+
+    def stats_by_preset(self) -> dict[str, dict]:
+        """`stats()` for each preset played, most played first."""
+        tally = {f.name: Sum(f.name, default=0) for f in fields(rules.Tally)}
+        rows = (
+            self.values("match__preset")
+            .annotate(
+                played=Count("pk"),
+                finished=Count("pk", filter=Q(match__finished__isnull=False)),
+                won=Count("pk", filter=Q(won=True)),
+                **tally,
+            )
+            .order_by("-played", "match__preset")
+        )
+        return {row.pop("match__preset"): row for row in rows}
+
+    def money_by_preset(self) -> dict[str, dict[str, int]]:
+        """`money()` for each preset played."""
+        rows = self.finished().filter(STAKED).values_list("match__preset", "match__currency")
+        out: dict[str, dict[str, int]] = {}
+        for preset, currency, net in rows.annotate(net=Sum("net_cents")).order_by(
+            "match__preset", "match__currency"
+        ):
+            out.setdefault(preset, {})[currency] = net
+        return out
 
     def money(self) -> dict[str, int]:
         """Net money in cents by currency, over the finished matches played for money."""

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from games import views
+from games import record_views, views
 
 app_name = "games"
 urlpatterns = [
@@ -21,4 +21,14 @@ urlpatterns = [
     path("matches/<int:pk>/hands/check/", views.hand_check, name="hand_check"),
     path("matches/<int:pk>/hands/<int:number>/", views.hand_edit, name="hand_edit"),
     path("matches/<int:pk>/hands/<int:number>/check/", views.hand_check, name="hand_edit_check"),
+    path("matches/<int:pk>/race/", record_views.match_race, name="match_race"),
+    path("matches/<int:pk>/night/", record_views.match_move, name="match_move"),
+    path("nights/", record_views.night_list, name="night_list"),
+    path("nights/<int:pk>/", record_views.night_detail, name="night_detail"),
+    path("nights/<int:pk>/paid/", record_views.night_paid, name="night_paid"),
+    path("nights/<int:pk>/settle-up.csv", record_views.night_csv, name="night_csv"),
+    path("players/<int:pk>/", record_views.player_detail, name="player_detail"),
+    path("players/<int:pk>/rename/", record_views.player_rename, name="player_rename"),
+    path("players/<int:pk>/merge/", record_views.player_merge, name="player_merge"),
+    path("players/<int:pk>/matches.csv", record_views.player_csv, name="player_csv"),
 ]

@@ -4,6 +4,7 @@ import functools
 import io
 import zipfile
 from dataclasses import replace
+from datetime import timedelta
 
 import segno
 from django import forms
@@ -31,7 +32,7 @@ from games.forms import (
     house_rules_words,
     stakes_text,
 )
-from games.models import MAX_HANDS, Match, Player, Stale
+from games.models import MAX_HANDS, Match, Night, Player, Stale
 
 
 def _partial(request: HttpRequest, template: str, partial: str) -> str:
@@ -143,6 +144,8 @@ def _board(
     region = "hands" if all_hands else "board"
     template = _partial(request, "games/match_detail.html", region)
     response = render(request, template, context, status=status)
+    if request.htmx and (request.method == "POST" or "v" in request.GET):
+        response["HX-Trigger"] = "board-changed"  # the score race under the board follows
     if "v" in request.GET:  # a poll: what changed, for a phone in the middle of a hand
         response["X-Board-Change"] = _what_changed(_count(request.GET.get("n")), state.hands)
     return response
@@ -226,13 +229,35 @@ def _listed(user):
     return Match.objects.filter(owner=user).order_by("-played_at", "-pk").with_results()
 
 
+def _tonight(user) -> dict | None:
+    """The settle-up of the latest night, once one of its matches has finished."""
+    night = Night.latest(user)
+    if night is None:
+        return None
+    settle_up = night.settle_up()
+    marks = night.marks(settle_up)
+    transfers = [(s.currency, t, s.key(t) in marks) for s in settle_up for t in s.transfers]
+    last = night.matches.order_by("-played_at").values_list("played_at", flat=True).first()
+    return {
+        "night": night,
+        "transfers": transfers,
+        "staked": bool(settle_up),
+        "is_tonight": timezone.now() - last < timedelta(hours=12),
+        "started": night.started(),
+    }
+
+
 @login_required
 def home(request: HttpRequest) -> HttpResponse:
     matches = _listed(request.user)
     return render(
         request,
         "games/home.html",
-        {"playing": matches.in_progress()[:20], "finished": matches.done()[:5]},
+        {
+            "playing": matches.in_progress()[:20],
+            "finished": matches.done()[:5],
+            "tonight": _tonight(request.user),
+        },
     )
 
 

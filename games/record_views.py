@@ -1,0 +1,435 @@
+"""Pages over many matches, read from the stored results (`Result`): nights and their
+settle-up, players and their statistics (RULES.md §11, §12), and a match's score race."""
+
+from __future__ import annotations
+
+import csv
+from datetime import timedelta
+
+from django import forms
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import ValidationError
+from django.core.paginator import Paginator
+from django.db.models import Count, Min
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.utils import timezone
+from django.views.decorators.http import require_http_methods, require_POST
+from django.views.decorators.vary import vary_on_headers
+
+from games import rules
+from games.charts import line_chart
+from games.models import STAKED, Match, Night, Player, SettleUp
+from games.templatetags.games import money
+from games.views import _partial
+
+# --- Nights ---------------------------------------------------------------------------------
+
+
+def _get_night(request: HttpRequest, pk: int) -> Night:
+    return get_object_or_404(Night, pk=pk, owner=request.user)
+
+
+def owes_words(stakes: rules.Stakes, score: int, short: int) -> str:
+    """What a loser pays, term by term of RULES.md §6: "$1.00 a game + 33 points × $0.10"."""
+    c = stakes.currency
+    terms = []
+    if stakes.per_game:
+        terms.append(f"{money(stakes.per_game, c)} a game")
+    if stakes.per_point:
+        points = max(0, score)
+        terms.append(f"{points} point{'s' if points != 1 else ''} × {money(stakes.per_point, c)}")
+    if stakes.per_set:
+        terms.append(f"{short} hand{'s' if short != 1 else ''} short × {money(stakes.per_set, c)}")
+    return " + ".join(terms)
+
+
+def _workings(matches: list[Match]) -> dict[tuple[str, str], list[dict]]:
+    """Where each player's net of the night comes from, match by match, with each match's
+    working: the engine's payments (`Match.settled`) and the §6 terms behind them."""
+    out: dict[tuple[str, str], list[dict]] = {}
+    for match in matches:
+        stakes = match.stakes()
+        if not match.finished or not stakes:
+            continue
+        state, payments = match.settled()
+        for result in match.results.all():
+            name = result.player.name
+            if result.won:
+                paid = [p for p in payments if p.payee == name]
+                words = ", ".join(f"{p.payer} pays {money(p.cents, stakes.currency)}" for p in paid)
+                words = f"won: {words or 'nobody owes anything'}"
+            else:
+                words = owes_words(stakes, result.score, result.short)
+                if len(state.winners) > 1:
+                    words += f", shared by {rules.join_names(state.winners)}"
+            out.setdefault((stakes.currency, name), []).append(
+                {"match": match, "cents": result.net_cents, "words": words}
+            )
+    return out
+
+
+def _settle_up_context(night: Night, matches: list[Match]) -> dict:
+    settle_up = night.settle_up()
+    marks = night.marks(settle_up)
+    workings = _workings(matches)
+    sections = [
+        {
+            "currency": s.currency,
+            "players": [
+                {"name": name, "net": net, "workings": workings.get((s.currency, name), [])}
+                for name, net in s.net.items()
+            ],
+            "transfers": [
+                {"payment": t, "key": s.key(t), "paid": s.key(t) in marks} for t in s.transfers
+            ],
+        }
+        for s in settle_up
+    ]
+    return {
+        "night": night,
+        "sections": sections,
+        "fingerprint": Night.fingerprint(settle_up),
+        "unfinished": sum(not m.finished for m in matches),
+    }
+
+
+def _nights_near(night: Night, matches: list[Match]):
+    """The owner's other nights a match of this one might move to: those a fortnight around."""
+    if not matches:
+        return Night.objects.none()
+    first, last = matches[0].played_at, matches[-1].played_at
+    return (
+        Night.objects.filter(
+            owner=night.owner_id,
+            matches__played_at__range=(first - timedelta(days=14), last + timedelta(days=14)),
+        )
+        .exclude(pk=night.pk)
+        .annotate(started=Min("matches__played_at"), count=Count("matches"))
+        .order_by("-started")[:12]
+    )
+
+
+@login_required
+@require_http_methods(["GET"])
+@vary_on_headers("HX-Request")
+def night_detail(request: HttpRequest, pk: int) -> HttpResponse:
+    night = _get_night(request, pk)
+    matches = list(night.matches.order_by("played_at", "pk").with_results())
+    context = _settle_up_context(night, matches)
+    context.update(matches=matches, nights=_nights_near(night, matches))
+    return render(request, _partial(request, "games/night_detail.html", "settle-up"), context)
+
+
+@login_required
+@require_POST
+@vary_on_headers("HX-Request")
+def night_paid(request: HttpRequest, pk: int) -> HttpResponse:
+    """Mark a payment of the night paid, or not paid after all."""
+    night = _get_night(request, pk)
+    key, seen = request.POST.get("key", ""), request.POST.get("fingerprint", "")
+    marked = night.mark(key, request.POST.get("paid") == "1", seen)
+    notice = None
+    if not marked:
+        notice = "The payments changed since that page was drawn. Here they are as they are now."
+    if not request.htmx:
+        if notice:
+            messages.warning(request, notice)
+        return redirect(night.get_absolute_url() + "#settle-up")
+    night = _get_night(request, pk)
+    matches = list(night.matches.order_by("played_at", "pk").with_results())
+    context = {**_settle_up_context(night, matches), "notice": notice}
+    return render(request, "games/night_detail.html#settle-up", context)
+
+
+@login_required
+@require_POST
+def match_move(request: HttpRequest, pk: int) -> HttpResponse:
+    """Settle a match with another night, or on a night of its own."""
+    match = get_object_or_404(Match, pk=pk, owner=request.user)
+    choice = request.POST.get("night", "")
+    target = None
+    if choice != "new":
+        try:
+            night_pk = forms.IntegerField(min_value=1).clean(choice)
+        except ValidationError:
+            return redirect(match.night)
+        target = _get_night(request, night_pk)
+    if target is not None and target.pk == match.night_id:
+        return redirect(target)
+    night = match.move_to(target)
+    when = f"{timezone.localtime(match.played_at):%-I:%M %p}"
+    messages.success(request, f"The match of {when} is settled with this night now.")
+    return redirect(night)
+
+
+@login_required
+@require_http_methods(["GET"])
+def night_list(request: HttpRequest) -> HttpResponse:
+    nights = (
+        Night.objects.filter(owner=request.user)
+        .annotate(started=Min("matches__played_at"), count=Count("matches"))
+        .filter(count__gt=0)
+        .order_by("-started")
+    )
+    page = Paginator(nights, 20).get_page(request.GET.get("page"))
+    return render(request, "games/night_list.html", {"page": page})
+
+
+def _csv(name: str) -> tuple[HttpResponse, csv.writer]:
+    response = HttpResponse(content_type="text/csv; charset=utf-8")
+    response["Content-Disposition"] = f'attachment; filename="{name}"'
+    return response, csv.writer(response)
+
+
+@login_required
+@require_http_methods(["GET"])
+def night_csv(request: HttpRequest, pk: int) -> HttpResponse:
+    """The night's settle-up: each player's net, then who pays whom, for each currency."""
+    night = _get_night(request, pk)
+    settle_up: list[SettleUp] = night.settle_up()
+    marks = night.marks(settle_up)
+    response, out = _csv(f"buck-euchre-night-{night.started() or night.pk}.csv")
+    out.writerow(["currency", "row", "player", "to", "amount", "paid"])
+    for s in settle_up:
+        for name, net in s.net.items():
+            out.writerow([s.currency, "net", name, "", rules.format_money(net), ""])
+        for t in s.transfers:
+            paid = "yes" if s.key(t) in marks else "no"
+            out.writerow([s.currency, "pays", t.payer, t.payee, rules.format_money(t.cents), paid])
+    return response
+
+
+# --- Players --------------------------------------------------------------------------------
+
+
+def _percent(part: int, whole: int) -> str:
+    return f"{round(100 * part / whole)}%" if whole else "–"
+
+
+def _stat_rows(stats: dict, money_by_currency: dict[str, int]) -> list[tuple[str, str]]:
+    """§12's statistics in words, one (label, value) a row."""
+    s = stats
+    per_hand = f"{s['points'] / s['dealt_in']:.2f}" if s["dealt_in"] else "–"
+    rows = [
+        ("Matches", str(s["played"])),
+        ("Finished", str(s["finished"])),
+        ("Wins", str(s["won"])),
+        ("Win rate", _percent(s["won"], s["finished"])),
+    ]
+    for currency, cents in money_by_currency.items():
+        rows.append(
+            (f"Net money ({currency})", ("+" if cents > 0 else "") + money(cents, currency))
+        )
+    rows += [
+        ("Hands dealt in", str(s["dealt_in"])),
+        ("Stayed in", f"{s['stayed_in']}"),
+        ("Stayed-in rate", _percent(s["stayed_by_choice"], s["could_drop"])),
+        ("Made trump", str(s["made_trump"])),
+        ("Made rate", _percent(s["made"], s["made_trump"])),
+        ("Sets", str(s["was_set"])),
+        ("Euchred", str(s["euchred"])),
+        ("Sweeps", str(s["sweeps"])),
+        ("Points per hand", per_hand.replace("-", "−")),
+    ]
+    return rows
+
+
+def _short_money(cents: int, currency: str) -> str:
+    """An axis label: "$5", "−$2.50"."""
+    text = money(cents, currency)
+    return text[:-3] if text.endswith(".00") else text
+
+
+def _net_charts(player: Player) -> list[dict]:
+    """Their net money over time, match by match, one chart a currency."""
+    rows = (
+        player.results.finished()
+        .filter(STAKED)
+        .order_by("match__played_at", "match_id")
+        .values_list("match__currency", "match__played_at", "net_cents")
+    )
+    by_currency: dict[str, list] = {}
+    for currency, played_at, cents in rows:
+        by_currency.setdefault(currency, []).append((played_at, cents))
+    charts = []
+    for i, (currency, points) in enumerate(by_currency.items()):
+        total, running, labels, rows = 0, [0], ["Start"], []
+        for played_at, cents in points:
+            total += cents
+            running.append(total)
+            labels.append(f"{timezone.localtime(played_at):%b %-d}")
+            rows.append((played_at, cents, total))
+        description = (
+            f"{player.name}'s net money in {currency} after each of {len(points)} matches "
+            f"played for money, from {labels[1]} to {labels[-1]}: "
+            f"{'+' if total > 0 else ''}{money(total, currency)} in all."
+        )
+        chart = line_chart(
+            f"Net money over time ({currency})",
+            description,
+            {player.name: running},
+            labels,
+            y_text=lambda v, c=currency: _short_money(v, c),
+        )
+        charts.append({"id": f"net-{i}", "chart": chart, "currency": currency, "rows": rows})
+    return charts
+
+
+def _player_context(player: Player, **more) -> dict:
+    results = player.results.all()
+    preset_money = results.money_by_preset()
+    presets = [
+        {
+            "label": rules.PRESETS[preset].label if preset in rules.PRESETS else preset,
+            "played": stats["played"],
+            "rows": _stat_rows(stats, preset_money.get(preset, {})),
+        }
+        for preset, stats in results.stats_by_preset().items()
+    ]
+    return {
+        "player": player,
+        "overall": _stat_rows(results.stats(), results.money()),
+        "presets": presets,
+        "charts": _net_charts(player),
+        "others": Player.objects.filter(owner=player.owner_id).exclude(pk=player.pk),
+        **more,
+    }
+
+
+@login_required
+@require_http_methods(["GET"])
+def player_detail(request: HttpRequest, pk: int) -> HttpResponse:
+    player = get_object_or_404(Player, pk=pk, owner=request.user)
+    return render(request, "games/player_detail.html", _player_context(player))
+
+
+@login_required
+@require_POST
+def player_rename(request: HttpRequest, pk: int) -> HttpResponse:
+    player = get_object_or_404(Player, pk=pk, owner=request.user)
+    old = player.name
+    try:
+        player.rename(request.POST.get("name", ""))
+    except rules.RuleError as e:
+        player.name = old
+        context = _player_context(player, rename_error=e.message)
+        return render(request, "games/player_detail.html", context, status=200)
+    if player.name != old:
+        messages.success(request, f"{old} is called {player.name} now, in every match.")
+    return redirect(player.get_stats_url())
+
+
+@login_required
+@require_POST
+def player_merge(request: HttpRequest, pk: int) -> HttpResponse:
+    """Take another player in as a second spelling of this one."""
+    player = get_object_or_404(Player, pk=pk, owner=request.user)
+    try:
+        other_pk = forms.IntegerField(min_value=1).clean(request.POST.get("other"))
+    except ValidationError:
+        return redirect(player.get_stats_url())
+    other = get_object_or_404(Player, pk=other_pk, owner=request.user)
+    if not request.POST.get("same"):
+        error = f"Tick the box to say that {other.name} and {player.name} are the same person."
+        return render(
+            request, "games/player_detail.html", _player_context(player, merge_error=error)
+        )
+    try:
+        moved = player.merge(other)
+    except rules.RuleError as e:
+        return render(
+            request, "games/player_detail.html", _player_context(player, merge_error=e.message)
+        )
+    words = f"{moved} match{'es' if moved != 1 else ''}"
+    messages.success(request, f"{other.name} is {player.name} now: {words} moved over.")
+    return redirect(player.get_stats_url())
+
+
+@login_required
+@require_http_methods(["GET"])
+def player_csv(request: HttpRequest, pk: int) -> HttpResponse:
+    """A player's matches, one row a match, from the stored results."""
+    player = get_object_or_404(Player, pk=pk, owner=request.user)
+    matches = (
+        Match.objects.filter(results__player=player).order_by("played_at", "pk").with_results()
+    )
+    response, out = _csv(f"buck-euchre-{player.name}-matches.csv".replace('"', ""))
+    out.writerow(
+        [
+            "played_at",
+            "rules",
+            "players",
+            "seat",
+            "hands",
+            "finished",
+            "score",
+            "won",
+            "winners",
+            "net",
+            "currency",
+        ]
+    )
+    for match in matches:
+        mine = next(r for r in match.results.all() if r.player_id == player.pk)
+        staked = match.finished and match.stakes()
+        out.writerow(
+            [
+                timezone.localtime(match.played_at).isoformat(),
+                match.label,
+                "; ".join(r.player.name for r in match.results.all()),
+                mine.seat + 1,
+                match.hands_played,
+                "yes" if match.finished else "no",
+                mine.score,
+                "yes" if mine.won else "no",
+                "; ".join(match.winner_names()),
+                rules.format_money(mine.net_cents) if staked else "",
+                match.currency if staked else "",
+            ]
+        )
+    return response
+
+
+# --- A match's score race -------------------------------------------------------------------
+
+
+def _score_text(v: int) -> str:
+    return f"−{-v}" if v < 0 else str(v)
+
+
+@login_required
+@require_http_methods(["GET"])
+@vary_on_headers("HX-Request")
+def match_race(request: HttpRequest, pk: int) -> HttpResponse:
+    """Every player's score from the start to the end, as a chart and as a table."""
+    match = get_object_or_404(Match.objects.with_hands(), pk=pk, owner=request.user)
+    start = match.start()
+    state, results = rules.replay(start, match.game_hands())
+    series = {p: [start.scores[p], *(r.scores[p] for r in results)] for p in state.players}
+    ends = ", ".join(
+        f"{p} {'ends' if state.finished else 'is'} at {_score_text(state.scores[p])}"
+        + (" and wins" if p in state.winners else "")
+        for p in state.players
+    )
+    description = (
+        f"Each player's score after each of {state.hands} hands, from "
+        f"{start.ruleset.starting_score} at the start toward zero: {ends}."
+    )
+    chart = line_chart(
+        "Score race",
+        description,
+        series,
+        ["Start", *(str(r.number) for r in results)],
+        y_text=_score_text,
+    )
+    rows = [(r.number, [_score_text(r.scores[p]) for p in state.players]) for r in results]
+    context = {
+        "match": match,
+        "state": state,
+        "start": start,
+        "chart": chart,
+        "rows": rows,
+    }
+    return render(request, _partial(request, "games/match_race.html", "race"), context)
