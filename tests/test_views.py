@@ -4,6 +4,7 @@ import json
 import re
 
 import pytest
+from django.contrib.auth import get_user_model
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
@@ -11,7 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from games import rules
-from games.models import Hand, Match, Player
+from games.models import Hand, Match, Night, Player
 from games.rules import Hand as GameHand
 
 from .conftest import make_match
@@ -1078,3 +1079,247 @@ def test_no_list_or_record_replays_a_match(client_in, user, monkeypatch):
     assert "Bob won" in client_in.get(url("match_list")).content.decode()
     record = client_in.get(url("match_list") + f"?player={bob.pk}").content.decode()
     assert "<strong>1</strong> win in 1 finished match (2 played in all)" in record
+
+
+# --- Nights ---------------------------------------------------------------------------------
+
+BOB_SWEEPS = GameHand("hearts", "hearts", "Bob", None, ("Ann", "Cat", "Dan"), {"Bob": 5})
+BOB_SWEEPS_ROB = GameHand("hearts", "hearts", "Rob", None, ("Ann", "Cat", "Dan"), {"Rob": 5})
+ORDERED_HAND = GameHand("hearts", "hearts", "Bob", None, ("Cat",), {"Ann": 0, "Bob": 3, "Dan": 2})
+CAT_SWEEPS = GameHand("diamonds", "spades", "Cat", None, ("Ann", "Bob", "Dan"), {"Cat": 5})
+A_GAME_AND_A_DIME = rules.Stakes(per_game=100, per_point=10)
+
+
+def night_of(*hands_each):
+    """Matches of one evening for $1.00 a game and 10¢ a point, one per list of hands, of the
+    user "ann"; the night they share."""
+    owner = get_user_model().objects.get(username="ann")
+    matches = [make_match(owner, hands=hands, stakes=A_GAME_AND_A_DIME) for hands in hands_each]
+    return matches[0].night, matches
+
+
+def no_inline_style_or_script(html: str):
+    """What a strict CSP would block: inline styles and inline scripts."""
+    assert "style=" not in html
+    assert not re.search(r"<script(?![^>]*\bsrc=)[^>]*>", html)
+
+
+def test_home_offers_tonights_settle_up_as_soon_as_a_match_has_finished(client_in, user):
+    make_match(user, hands=[CLUB], stakes=A_GAME_AND_A_DIME)
+    assert "settle-up" not in client_in.get(url("home")).content.decode()
+    make_match(user, hands=[BOB_SWEEPS], stakes=A_GAME_AND_A_DIME)
+    home = client_in.get(url("home")).content.decode()
+    assert "Tonight's settle-up" in home
+    for payer in ("Ann", "Cat", "Dan"):  # each pays $1.00 + 25 points × 10¢
+        assert (
+            f'<strong>{payer}</strong> pays <strong>Bob</strong> <span class="amount">$3.50' in home
+        )
+    assert Match.objects.first().night.get_absolute_url() in home
+
+
+def test_the_night_page_shows_each_net_and_where_it_comes_from(client_in, user):
+    night, (first, second, _) = night_of([BOB_SWEEPS], [CAT_SWEEPS], [CLUB])
+    html = client_in.get(night.get_absolute_url()).content.decode()
+    no_inline_style_or_script(html)
+    assert "The night of" in html and "3 matches" in html
+    # Ann lost both: $1.00 a game and 25 points at 10¢ each time.
+    assert html.count("lost: $1.00 a game + 25 points × $0.10") == 6  # Ann, Dan; Ann, Bob, Dan…
+    assert "won: Ann pays $3.50, Cat pays $3.50, Dan pays $3.50" in html
+    assert 'Ann</span> <span class="loss">−$7.00</span>' in html
+    assert "1 match not finished: it settles nothing until the end." in html
+    transfers = re.findall(r"<strong>(\w+)</strong> pays <strong>(\w+)</strong>", html)
+    assert transfers == [("Ann", "Bob"), ("Dan", "Cat")]  # the fewest: two payments
+
+
+def test_a_shared_win_says_whom_the_payment_is_shared_by(client_in, user):
+    # From 2, Ann and Bob take 2 each and reach 0 together: they share the win (§5).
+    low = make_match(user, stakes=rules.Stakes(per_game=100), starting_score=2)
+    low.record([GameHand("clubs", tricks={"Ann": 2, "Bob": 2, "Cat": 1, "Dan": 0})])
+    html = client_in.get(low.night.get_absolute_url()).content.decode()
+    assert "lost: $1.00 a game, shared by Ann and Bob" in html
+
+
+def test_each_currency_of_a_night_is_settled_on_its_own_in_words(client_in, user):
+    night, _ = night_of([BOB_SWEEPS])
+    make_match(user, hands=[CAT_SWEEPS], stakes=rules.Stakes(per_game=200, currency="EUR"))
+    html = client_in.get(night.get_absolute_url()).content.decode()
+    assert "These matches were played in EUR and USD: each currency is settled on its own." in html
+    assert "<h3>In EUR</h3>" in html and "<h3>In USD</h3>" in html
+    assert "€2.00" in html and "$3.50" in html
+
+
+def paid_form(html: str, payer: str) -> dict:
+    form = re.search(rf"<strong>{payer}</strong> pays.*?</form>", html, re.S).group(0)
+    return dict(re.findall(r'type="hidden" name="(\w+)" value="([^"]*)"', form))
+
+
+def test_a_payment_marked_paid_stays_paid_until_the_transfers_change(client_in, user):
+    night, (match,) = night_of([BOB_SWEEPS])
+    html = client_in.get(night.get_absolute_url()).content.decode()
+    response = client_in.post(url("night_paid", night.pk), paid_form(html, "Ann"))
+    assert response["Location"] == night.get_absolute_url() + "#settle-up"
+    html = client_in.get(night.get_absolute_url()).content.decode()
+    assert re.search(r"<strong>Ann</strong> pays.*?Paid</span>", html, re.S)
+    assert "Not paid after all" in html and html.count("Mark paid") == 2
+    assert Match.objects.get(pk=match.pk).version == 1  # marks never move a match's version
+    stale = paid_form(html, "Cat")
+    make_match(user, hands=[CAT_SWEEPS], stakes=A_GAME_AND_A_DIME)  # the transfers change
+    html = client_in.get(night.get_absolute_url()).content.decode()
+    assert "Paid</span>" not in html
+    response = client_in.post(url("night_paid", night.pk), stale, **HX)
+    answer = response.content.decode()
+    assert "The payments changed since that page was drawn." in answer
+    assert "<html" not in answer and 'id="settle-up"' in answer and "Paid</span>" not in answer
+
+
+def test_a_match_moves_to_a_night_of_its_own_and_back_without_moving_its_version(client_in, user):
+    night, (first, second) = night_of([BOB_SWEEPS], [CAT_SWEEPS])
+    response = client_in.post(url("match_move", second.pk), {"night": "new"})
+    alone = Match.objects.get(pk=second.pk).night
+    assert alone != night and response["Location"] == alone.get_absolute_url()
+    assert "$3.50" in client_in.get(alone.get_absolute_url()).content.decode()
+    html = client_in.get(night.get_absolute_url()).content.decode()
+    transfers = re.findall(r"<strong>(\w+)</strong> pays <strong>(\w+)</strong>", html)
+    assert transfers == [("Ann", "Bob"), ("Cat", "Bob"), ("Dan", "Bob")]
+    assert f'<option value="{alone.pk}">' in html
+    client_in.post(url("match_move", second.pk), {"night": str(night.pk)})
+    assert Match.objects.get(pk=second.pk).night == night
+    assert not Night.objects.filter(pk=alone.pk).exists()  # left empty, it is gone
+    assert Match.objects.get(pk=second.pk).version == 1
+
+
+def test_the_night_list_and_a_nights_csv(client_in, user):
+    night, _ = night_of([BOB_SWEEPS])
+    assert night.get_absolute_url() in client_in.get(url("night_list")).content.decode()
+    response = client_in.get(url("night_csv", night.pk))
+    assert response["Content-Type"].startswith("text/csv")
+    lines = response.content.decode().splitlines()
+    assert lines[0] == "currency,row,player,to,amount,paid"
+    assert "USD,net,Bob,,10.50," in lines and "USD,net,Ann,,-3.50," in lines
+    assert "USD,pays,Ann,Bob,3.50,no" in lines
+
+
+def test_nobody_sees_or_changes_another_users_night_or_player(client, user, other_user):
+    night, (match,) = night_of([BOB_SWEEPS])
+    bob = Player.objects.get(name="Bob")
+    client.force_login(other_user)
+    for name, args in (
+        ("night_detail", night.pk),
+        ("night_csv", night.pk),
+        ("player_detail", bob.pk),
+        ("player_csv", bob.pk),
+        ("match_race", match.pk),
+    ):
+        assert client.get(url(name, args)).status_code == 404, name
+    for name, args, data in (
+        ("night_paid", night.pk, {"key": "USD:Ann:Bob", "paid": "1"}),
+        ("match_move", match.pk, {"night": "new"}),
+        ("player_rename", bob.pk, {"name": "Robert"}),
+        ("player_merge", bob.pk, {"other": str(Player.objects.get(name="Ann").pk), "same": "1"}),
+    ):
+        assert client.post(url(name, args), data).status_code == 404, name
+    assert Player.objects.get(pk=bob.pk).name == "Bob" and Match.objects.get().night == night
+
+
+# --- Players --------------------------------------------------------------------------------
+
+
+def test_a_players_page_has_the_statistics_over_all_matches_and_per_preset(client_in, user):
+    make_match(user, hands=[ORDERED_HAND, BOB_SWEEPS], stakes=A_GAME_AND_A_DIME)
+    make_match(user, "short-15", hands=[CLUB], stakes=rules.Stakes())
+    bob = Player.objects.get(name="Bob")
+    html = client_in.get(url("player_detail", bob.pk)).content.decode()
+    no_inline_style_or_script(html)
+    rows = re.findall(r'<th scope="row">([^<]+)</th><td>([^<]+)</td>', html)
+    # The first table is every match: 2 matches, 1 finished and won.
+    assert rows[:4] == [
+        ("Matches", "2"),
+        ("Finished", "1"),
+        ("Wins", "1"),
+        ("Win rate", "100%"),
+    ]
+    assert ("Net money (USD)", "+$10.80") in rows  # Ann at 30 pays $4.00, Cat $3.50, Dan $3.30
+    assert "Standard <small>1 match</small>" in html and "Short game to 15 <small>1 match" in html
+    assert '<svg class="chart"' in html and "<polyline" in html
+    assert "Bob&#x27;s net money in USD after each of 1 matches" in html
+
+
+def test_a_players_matches_as_csv_one_row_a_match(client_in, user):
+    make_match(user, hands=[BOB_SWEEPS], stakes=A_GAME_AND_A_DIME)
+    make_match(user, hands=[CLUB])
+    bob = Player.objects.get(name="Bob")
+    lines = client_in.get(url("player_csv", bob.pk)).content.decode().splitlines()
+    assert lines[0].startswith("played_at,rules,players,seat,hands,finished,score,won,winners")
+    assert len(lines) == 3
+    assert lines[1].endswith(",Standard,Ann; Bob; Cat; Dan,2,1,yes,20,yes,Bob,10.50,USD")
+    assert lines[2].endswith(",Standard,Ann; Bob; Cat; Dan,2,1,no,24,no,,,")
+
+
+def test_a_renamed_player_keeps_every_match_and_its_scores(client_in, user):
+    match = make_match(user, hands=[ORDERED_HAND, CLUB])
+    before = match.replay()[0].scores
+    bob = Player.objects.get(name="Bob")
+    response = client_in.post(url("player_rename", bob.pk), {"name": " Robert "})
+    assert response["Location"] == url("player_detail", bob.pk)
+    match = Match.objects.with_hands().get(pk=match.pk)
+    assert match.names == ("Ann", "Robert", "Cat", "Dan")
+    after = match.replay()[0].scores
+    assert [after[n] for n in match.names] == [before[n] for n in ("Ann", "Bob", "Cat", "Dan")]
+    html = client_in.post(url("player_rename", bob.pk), {"name": "Ann"}).content.decode()
+    assert "There is already a player called Ann." in html
+    assert Player.objects.get(pk=bob.pk).name == "Robert"
+
+
+def test_two_spellings_merge_and_every_match_replays_the_same(client_in, user):
+    first = make_match(user, hands=[ORDERED_HAND, CLUB], stakes=A_GAME_AND_A_DIME)
+    second = make_match(user, names=("Ann", "Rob", "Cat", "Dan"), hands=[BOB_SWEEPS_ROB])
+    scores = [m.replay()[0].scores for m in (first, second)]
+    bob, rob = Player.objects.get(name="Bob"), Player.objects.get(name="Rob")
+    html = client_in.post(url("player_merge", bob.pk), {"other": str(rob.pk)}).content.decode()
+    assert "Tick the box to say that Rob and Bob are the same person." in html
+    response = client_in.post(url("player_merge", bob.pk), {"other": str(rob.pk), "same": "1"})
+    assert response["Location"] == url("player_detail", bob.pk)
+    assert not Player.objects.filter(name="Rob").exists()
+    for match, before in zip((first, second), scores, strict=True):
+        match = Match.objects.with_hands().get(pk=match.pk)
+        after = match.replay()[0].scores
+        assert list(after.values()) == list(before.values()) and match.names[1] == "Bob"
+    assert bob.record() == {"played": 2, "finished": 1, "won": 1, "money": {}}
+
+
+def test_two_players_of_one_match_are_never_merged(client_in, user):
+    make_match(user, hands=[CLUB])
+    bob, cat = Player.objects.get(name="Bob"), Player.objects.get(name="Cat")
+    response = client_in.post(url("player_merge", bob.pk), {"other": str(cat.pk), "same": "1"})
+    html = response.content.decode().replace("&#x27;", "'")
+    assert "Bob and Cat both played in the match of" in html
+    assert "so they are two people: they can't be merged." in html
+    assert Player.objects.filter(name="Cat").exists()
+    assert Match.objects.with_hands().get().names == ("Ann", "Bob", "Cat", "Dan")
+
+
+# --- The score race -------------------------------------------------------------------------
+
+
+def test_the_score_race_is_a_chart_and_a_table_outside_the_board(client_in, user):
+    match = make_match(user, hands=[ORDERED_HAND, CLUB])
+    page = client_in.get(match.get_absolute_url()).content.decode()
+    board = client_in.get(match.get_absolute_url(), **HX).content.decode()
+    assert 'id="race"' in page and url("match_race", match.pk) in page
+    assert "Score race" not in board and url("match_race", match.pk) not in board
+    race = client_in.get(url("match_race", match.pk), **HX).content.decode()
+    no_inline_style_or_script(race)
+    assert "<html" not in race and race.count("<polyline") == 4
+    assert "Ann is at 28, Bob is at 21, Cat is at 24, Dan is at 22." in race
+    rows = re.findall(r'<tr><th scope="row">(\w+)</th>((?:<td>[^<]*</td>)+)</tr>', race)
+    assert [r[0] for r in rows] == ["Start", "1", "2"]
+    assert rows[2][1] == "<td>28</td><td>21</td><td>24</td><td>22</td>"
+    whole = client_in.get(url("match_race", match.pk)).content.decode()
+    assert "<html" in whole and "Back to the match" in whole
+
+
+def test_a_saves_answer_tells_the_score_race_to_follow(client_in, user):
+    match = make_match(user)
+    response = client_in.post(url("hand_create", match.pk), drawn(match, CLUB_POST), **HX)
+    assert response["HX-Trigger"] == "board-changed"
+    assert "HX-Trigger" not in client_in.get(match.get_absolute_url(), **HX)
