@@ -417,13 +417,8 @@ class Match(models.Model):
     def names(self) -> tuple[str, ...]:
         return tuple(seat.player.name for seat in self.seats.all())
 
-    # What a match card shows, from the stored results (`with_results()` prefetches them).
-
     def winner_names(self) -> list[str]:
         return [r.player.name for r in self.results.all() if r.won]
-
-    def next_dealer_name(self) -> str:
-        return next(r.player.name for r in self.results.all() if r.seat == self.next_dealer)
 
     def settled(self) -> tuple[rules.MatchState, list[rules.Payment]]:
         """The match's end as its stored results hold it, and who pays whom by the engine's

@@ -15,6 +15,8 @@ from django.core.exceptions import ValidationError
 from django.core.paginator import Paginator
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render, resolve_url
+from django.template.defaultfilters import pluralize
+from django.urls import reverse
 from django.utils import timezone
 from django.utils.safestring import mark_safe
 from django.views.decorators.http import require_http_methods, require_POST
@@ -229,6 +231,32 @@ def _listed(user):
     return Match.objects.filter(owner=user).order_by("-played_at", "-pk").with_results()
 
 
+def _when(moment) -> str:
+    """ "Nov 28, 7:30 p.m.", as the lists say when a match began."""
+    t = timezone.localtime(moment)
+    return f"{t:%b} {t.day}, {t.hour % 12 or 12}:{t:%M} {'a.m.' if t.hour < 12 else 'p.m.'}"
+
+
+def _card(match: Match) -> dict:
+    """What a list shows of a match, from its stored results: put together here once, so
+    that a long page of cards costs little to draw."""
+    results = list(match.results.all())
+    if match.finished:
+        winners = " & ".join(r.player.name for r in results if r.won)
+        meta = f"{winners} won · {match.hands_played} hand{pluralize(match.hands_played)}"
+    else:
+        dealer = next(r.player.name for r in results if r.seat == match.next_dealer)
+        meta = f"{match.hands_played} hand{pluralize(match.hands_played)} · {dealer} deals next"
+    return {
+        "url": match.get_absolute_url(),
+        "export_url": reverse("games:match_export", args=[match.pk]),
+        "title": f"{match.label} · {_when(match.played_at)}",
+        "when": _when(match.played_at),
+        "scores": [(r.player.name, r.score, r.won) for r in results],
+        "meta": meta,
+    }
+
+
 def _tonight(user) -> dict | None:
     """The settle-up of the latest night, once one of its matches has finished."""
     night = Night.latest(user)
@@ -254,8 +282,8 @@ def home(request: HttpRequest) -> HttpResponse:
         request,
         "games/home.html",
         {
-            "playing": matches.in_progress()[:20],
-            "finished": matches.done()[:5],
+            "playing": [_card(m) for m in matches.in_progress()[:20]],
+            "finished": [_card(m) for m in matches.done()[:5]],
             "tonight": _tonight(request.user),
         },
     )
@@ -540,11 +568,13 @@ def match_list(request: HttpRequest) -> HttpResponse:
     if request.GET.get("player", "").isdigit():
         player = get_object_or_404(players, pk=request.GET["player"])
         matches = matches.filter(results__player=player)
+    page = Paginator(matches, 20).get_page(request.GET.get("page"))
     return render(
         request,
         "games/match_list.html",
         {
-            "page": Paginator(matches, 20).get_page(request.GET.get("page")),
+            "page": page,
+            "cards": [_card(m) for m in page],
             "players": players,
             "player": player,
             "record": player.record() if player else None,
