@@ -13,6 +13,7 @@ from django.contrib.auth import login
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
 from django.core.paginator import Paginator
+from django.db import transaction
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render, resolve_url
 from django.template.defaultfilters import pluralize
@@ -554,7 +555,9 @@ def match_rematch(request: HttpRequest, pk: int) -> HttpResponse:
 def match_delete(request: HttpRequest, pk: int) -> HttpResponse:
     match = _get_match(request, pk)
     if request.method == "POST":
-        match.delete()
+        with transaction.atomic():
+            match.delete()
+            Night.objects.filter(pk=match.night_id, matches__isnull=True).delete()
         messages.info(request, "The match was deleted.")
         return redirect("games:home")
     return render(request, "games/match_delete.html", _summary(match))

@@ -464,6 +464,26 @@ def test_several_files_import_at_once_and_one_already_here_is_not_stored_twice(c
     assert Match.objects.count() == 2 and Match.objects.filter(seats__player__name="Eve").exists()
 
 
+def test_files_of_one_evening_uploaded_in_any_order_make_one_night(client_in, user):
+    evening = [
+        dict(PLAYED, played_at=at)
+        for at in (
+            "2026-11-29T00:40:00-06:00",
+            "2026-11-28T19:30:00-06:00",
+            "2026-11-28T22:05:00-06:00",
+        )
+    ]
+    week_later = dict(PLAYED, played_at="2026-12-05T19:30:00-06:00")
+    files = [upload(f"m{i}.json", doc) for i, doc in enumerate([*evening, week_later])]
+    client_in.post(url("match_import"), {"file": files})
+    by_start = list(Match.objects.order_by("played_at").values_list("night", flat=True))
+    assert by_start[0] == by_start[1] == by_start[2] != by_start[3]
+    night = Night.objects.get(pk=by_start[0])
+    html = client_in.get(night.get_absolute_url()).content.decode()
+    assert "The night of Saturday 28 November 2026" in html and "3 matches" in html
+    assert "+$29.40" in html  # Cat won each: Ann pays $3.70, Bob $3.00, Dan $3.10, thrice
+
+
 def test_importing_one_file_again_leads_to_the_match_already_here(client_in, user):
     client_in.post(url("match_import"), {"file": upload("m.json", PLAYED)})
     response = client_in.post(url("match_import"), {"file": upload("m.json", PLAYED)})
@@ -793,6 +813,7 @@ def test_a_match_is_deleted_only_after_asking_and_only_by_its_owner(
     assert client.post(url("match_delete", match.pk))["Location"] == url("home")
     assert not Match.objects.exists() and not Hand.objects.exists()
     assert Player.objects.filter(name="Ann").exists()  # the players stay for the next match
+    assert not Night.objects.exists()  # its night had no other match
 
 
 def test_moving_a_player_up_a_seat_keeps_them_the_first_dealer(client_in):
