@@ -85,12 +85,17 @@ def _spread(ys: list[float], top: float, bottom: float) -> list[float]:
     return placed
 
 
+def number(v: int) -> str:
+    """A value on the y axis, with a real minus sign: "−5"."""
+    return f"−{-v}" if v < 0 else str(v)
+
+
 def line_chart(
     title: str,
     description: str,
     series: dict[str, list[int]],
     x_labels: list[str],
-    y_text=str,
+    y_text=number,
     zero: bool = True,
 ) -> Chart:
     """A chart of `series` (name → the value at each x, all of one length) over `x_labels`.
@@ -136,7 +141,10 @@ def line_chart(
     shown = sorted({*range(0, count, every), count - 1})
     if len(shown) > 2 and (shown[-1] - shown[-2]) * step_width < X_LABEL_GAP:
         shown.pop(-2)
-    x_ticks = [Tick(round(x(i), 1), x_labels[i]) for i in shown if i < len(x_labels)]
+    x_ticks = []
+    for i in shown:  # a label that says what the one before it said is left out
+        if i < len(x_labels) and (not x_ticks or x_ticks[-1].text != x_labels[i]):
+            x_ticks.append(Tick(round(x(i), 1), x_labels[i]))
     return Chart(
         title,
         description,

@@ -14,12 +14,13 @@ from django.core.paginator import Paginator
 from django.db.models import Count, Min
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
 from django.utils import timezone
 from django.views.decorators.http import require_http_methods, require_POST
 from django.views.decorators.vary import vary_on_headers
 
 from games import rules
-from games.charts import line_chart
+from games.charts import line_chart, number
 from games.models import STAKED, Match, Night, Player, SettleUp
 from games.templatetags.games import money
 from games.views import _partial
@@ -74,11 +75,20 @@ def _settle_up_context(night: Night, matches: list[Match]) -> dict:
     settle_up = night.settle_up()
     marks = night.marks(settle_up)
     workings = _workings(matches)
+    names = {name for s in settle_up for name in s.net}
+    players = dict(
+        Player.objects.filter(owner=night.owner_id, name__in=names).values_list("name", "pk")
+    )
     sections = [
         {
             "currency": s.currency,
             "players": [
-                {"name": name, "net": net, "workings": workings.get((s.currency, name), [])}
+                {
+                    "name": name,
+                    "net": net,
+                    "workings": workings.get((s.currency, name), []),
+                    "url": reverse("games:player_detail", args=[players[name]]),
+                }
                 for name, net in s.net.items()
             ],
             "transfers": [
@@ -395,10 +405,6 @@ def player_csv(request: HttpRequest, pk: int) -> HttpResponse:
 # --- A match's score race -------------------------------------------------------------------
 
 
-def _score_text(v: int) -> str:
-    return f"−{-v}" if v < 0 else str(v)
-
-
 @login_required
 @require_http_methods(["GET"])
 @vary_on_headers("HX-Request")
@@ -409,7 +415,7 @@ def match_race(request: HttpRequest, pk: int) -> HttpResponse:
     state, results = rules.replay(start, match.game_hands())
     series = {p: [start.scores[p], *(r.scores[p] for r in results)] for p in state.players}
     ends = ", ".join(
-        f"{p} {'ends' if state.finished else 'is'} at {_score_text(state.scores[p])}"
+        f"{p} {'ends' if state.finished else 'is'} at {number(state.scores[p])}"
         + (" and wins" if p in state.winners else "")
         for p in state.players
     )
@@ -422,9 +428,8 @@ def match_race(request: HttpRequest, pk: int) -> HttpResponse:
         description,
         series,
         ["Start", *(str(r.number) for r in results)],
-        y_text=_score_text,
     )
-    rows = [(r.number, [_score_text(r.scores[p]) for p in state.players]) for r in results]
+    rows = [(r.number, [number(r.scores[p]) for p in state.players]) for r in results]
     context = {
         "match": match,
         "state": state,

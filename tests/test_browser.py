@@ -1,7 +1,10 @@
 """Whole matches played through the UI in real Chromium at 390×844, with axe on every page."""
 
+import json
 import os
 import re
+from datetime import datetime, timedelta
+from zoneinfo import ZoneInfo
 
 import pytest
 from axe_playwright_python.sync_playwright import Axe
@@ -409,3 +412,103 @@ def test_every_phone_at_the_table_follows_the_board(browser, page: Page, live_se
     assert viewer.goto(share_url).status == 404
     second.close()
     guests.close()
+
+
+def evening_files(tmp_path) -> list[str]:
+    """Three match files of this evening: Cat wins the first, Bob sweeps the second, and the
+    third is still going."""
+    now = datetime.now(ZoneInfo("America/Chicago")).replace(microsecond=0)
+    table = {
+        "format": "buck-euchre/1",
+        "rules": "standard",
+        "stakes": {"per_game": "1.00", "per_point": "0.10", "currency": "USD"},
+        "players": ["Ann", "Bob", "Cat", "Dan"],
+        "first_dealer": "Dan",
+    }
+    club = {"upcard": "clubs", "tricks": {"Ann": 2, "Bob": 1, "Cat": 1, "Dan": 1}}
+    cat_wins = [
+        {
+            "upcard": "hearts",
+            "trump": "hearts",
+            "maker": "Bob",
+            "dropped": ["Cat"],
+            "tricks": {"Ann": 0, "Bob": 3, "Dan": 2},
+        },
+        club,
+        {"upcard": "spades", "trump": "none", "tricks": {"Ann": 1, "Bob": 1, "Cat": 2, "Dan": 1}},
+        {
+            "upcard": "diamonds",
+            "trump": "spades",
+            "maker": "Cat",
+            "dropped": ["Ann", "Bob", "Dan"],
+            "tricks": {"Cat": 5},
+        },
+    ]
+    bob_sweeps = [
+        {
+            "upcard": "hearts",
+            "trump": "hearts",
+            "maker": "Bob",
+            "dropped": ["Ann", "Cat", "Dan"],
+            "tricks": {"Bob": 5},
+        }
+    ]
+    paths = []
+    for hours, hands in ((3, cat_wins), (2, bob_sweeps), (1, [club])):
+        path = tmp_path / f"match-{hours}.json"
+        played_at = (now - timedelta(hours=hours)).isoformat()
+        path.write_text(json.dumps({**table, "played_at": played_at, "hands": hands}))
+        paths.append(str(path))
+    return paths
+
+
+def test_an_evening_imported_is_settled_charted_and_raced(page: Page, live_server, tmp_path):
+    base = live_server.url
+    sign_up(page, base, "evening")
+    page.goto(base + "/matches/")
+    page.set_input_files("#id_file", evening_files(tmp_path))
+    page.get_by_role("button", name="Import").click()
+    expect(page.get_by_text("3 matches imported.")).to_be_visible()
+
+    # Home offers tonight's settle-up: nets Ann −7.20, Bob +7.50, Cat +6.30, Dan −6.60, no two
+    # of which cancel out, so three payments.
+    page.get_by_role("link", name="Buck Euchre").click()
+    expect(page.get_by_role("heading", name="Tonight's settle-up")).to_be_visible()
+    expect(page.locator(".tonight .transfer")).to_have_text(
+        ["Ann pays Bob $7.20", "Dan pays Bob $0.30", "Dan pays Cat $6.30"]
+    )
+    no_axe_violations(page)
+    snap(page, "home-tonight")
+
+    # The night: where Ann's net comes from, match by match, and a payment marked paid.
+    page.get_by_role("link", name=re.compile("^The night")).click()
+    expect(page.get_by_role("heading", level=1)).to_contain_text("The night of")
+    page.locator(".nets summary").filter(has_text="Ann").first.click()
+    workings = page.locator(".nets details[open] .working")
+    expect(workings).to_have_text(
+        ["lost: $1.00 a game + 27 points × $0.10", "lost: $1.00 a game + 25 points × $0.10"]
+    )
+    page.get_by_role("button", name="Mark paid: Ann to Bob").click()
+    expect(page.locator(".settle-up .transfer").first).to_contain_text("Paid")
+    expect(page.get_by_role("button", name="Not paid after all: Ann to Bob")).to_be_visible()
+    no_axe_violations(page)
+    snap(page, "night")
+
+    # Ann's own page: the statistics and her net money over time, drawn.
+    page.locator(".nets summary").filter(has_text="Ann").first.click()
+    page.get_by_role("link", name="Ann's statistics and charts").click()
+    expect(page.get_by_role("heading", name="Ann", exact=True)).to_be_visible()
+    expect(page.locator("table.stats").first).to_contain_text("Win rate")
+    expect(page.locator("svg.chart polyline")).to_have_count(1)
+    no_axe_violations(page)
+    snap(page, "player")
+
+    # The first match's score race, under its board, opened on demand.
+    page.go_back()
+    page.locator(".match-card").first.click()
+    expect(page.locator(".result")).to_contain_text("Took all five tricks.")
+    page.get_by_text("Score race", exact=True).click()
+    expect(page.locator("#race svg.chart polyline")).to_have_count(4)
+    expect(page.locator("#race table tbody tr")).to_have_count(5)  # the start and 4 hands
+    no_axe_violations(page)
+    snap(page, "race")
