@@ -35,4 +35,5 @@ lint: install
 bench: install
 	$(PY) bench/replay_bench.py
 	$(PY) bench/pages_bench.py
+	$(PY) bench/records_bench.py
 	$(PY) bench/race_bench.py
