@@ -16,6 +16,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils import timezone
+from django.utils.http import content_disposition_header
 from django.views.decorators.http import require_http_methods, require_POST
 from django.views.decorators.vary import vary_on_headers
 
@@ -189,7 +190,7 @@ def night_list(request: HttpRequest) -> HttpResponse:
 
 def _csv(name: str) -> tuple[HttpResponse, csv.writer]:
     response = HttpResponse(content_type="text/csv; charset=utf-8")
-    response["Content-Disposition"] = f'attachment; filename="{name}"'
+    response["Content-Disposition"] = content_disposition_header(True, name)
     return response, csv.writer(response)
 
 
@@ -365,7 +366,7 @@ def player_csv(request: HttpRequest, pk: int) -> HttpResponse:
     matches = (
         Match.objects.filter(results__player=player).order_by("played_at", "pk").with_results()
     )
-    response, out = _csv(f"buck-euchre-{player.name}-matches.csv".replace('"', ""))
+    response, out = _csv(f"buck-euchre-{player.name}-matches.csv")
     out.writerow(
         [
             "played_at",

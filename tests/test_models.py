@@ -513,3 +513,30 @@ def test_paid_marks_hold_until_the_nights_transfers_change(user):
     night = Night.objects.get(pk=night.pk)
     assert night.marks(night.settle_up()) == set()
     assert not night.mark(ann_pays, False, seen)  # from a page drawn before the change
+
+
+def test_import_rename_and_merge_keep_the_results_true_to_a_replay(user):
+    imported = Match.from_file(user, matchfile.parse(json.dumps(PLAYED)))
+    rob_made = GameHand("hearts", "spades", "Rob", None, ("Cat",), {"Ann": 1, "Rob": 3, "Dan": 1})
+    rob_club = GameHand("clubs", tricks={"Ann": 1, "Rob": 2, "Cat": 1, "Dan": 1})
+    other = make_match(user, names=("Ann", "Rob", "Cat", "Dan"), hands=[rob_made, rob_club])
+    assert_results_are_a_replay(imported)
+    bob, rob = Player.objects.get(name="Bob"), Player.objects.get(name="Rob")
+    bob.rename("Robert")
+    bob.merge(rob)
+    for match in (imported, other):
+        assert_results_are_a_replay(match)
+        assert reload(match).names[1] == "Robert"
+    assert Result.objects.filter(player=bob).count() == 2
+    assert reload(other).version == 1  # neither moves a version: the hands are the same
+
+
+def test_two_players_of_one_match_are_refused_in_words_and_nothing_changes(user):
+    match = make_match(user, hands=[CLUB])
+    bob, cat = Player.objects.get(name="Bob"), Player.objects.get(name="Cat")
+    with pytest.raises(rules.RuleError, match="both played in the match of .* two people"):
+        bob.merge(cat)
+    assert reload(match).names == ("Ann", "Bob", "Cat", "Dan")
+    with pytest.raises(rules.RuleError, match="There is already a player called Cat"):
+        bob.rename(" Cat ")
+    assert_results_are_a_replay(match)

@@ -13,6 +13,8 @@ def store_results(apps, schema_editor):
     Seat = apps.get_model("games", "Seat")
     Result = apps.get_model("games", "Result")
     seats = models.Prefetch("seats", Seat.objects.select_related("player").order_by("position"))
+    # The verdict as Result had it here, whatever fields later migrations add to it.
+    columns = {f.name for f in Result._meta.get_fields()}
     for match in Match.objects.prefetch_related(seats).iterator(chunk_size=200):
         seated = list(match.seats.all())
         names = [seat.player.name for seat in seated]
@@ -27,7 +29,11 @@ def store_results(apps, schema_editor):
             match.per_game_cents, match.per_point_cents, match.per_set_cents, match.currency
         )
         Result.objects.bulk_create(
-            Result(match=match, player=seat.player, **fields)
+            Result(
+                match=match,
+                player=seat.player,
+                **{k: v for k, v in fields.items() if k in columns},
+            )
             for seat, fields in zip(seated, verdict(start, state, results, stakes), strict=True)
         )
         match.hands_played = state.hands
