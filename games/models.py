@@ -128,10 +128,10 @@ class Player(models.Model):
         return self.name
 
     def get_absolute_url(self) -> str:
-        return reverse("games:match_list") + f"?player={self.pk}"
-
-    def get_stats_url(self) -> str:
         return reverse("games:player_detail", args=[self.pk])
+
+    def get_matches_url(self) -> str:
+        return reverse("games:match_list") + f"?player={self.pk}"
 
     def record(self) -> dict:
         """Matches played, finished and won, and money by currency, from the stored results."""

@@ -329,7 +329,7 @@ def player_rename(request: HttpRequest, pk: int) -> HttpResponse:
         return render(request, "games/player_detail.html", context, status=200)
     if player.name != old:
         messages.success(request, f"{old} is called {player.name} now, in every match.")
-    return redirect(player.get_stats_url())
+    return redirect(player.get_absolute_url())
 
 
 @login_required
@@ -340,7 +340,7 @@ def player_merge(request: HttpRequest, pk: int) -> HttpResponse:
     try:
         other_pk = forms.IntegerField(min_value=1).clean(request.POST.get("other"))
     except ValidationError:
-        return redirect(player.get_stats_url())
+        return redirect(player.get_absolute_url())
     other = get_object_or_404(Player, pk=other_pk, owner=request.user)
     if not request.POST.get("same"):
         error = f"Tick the box to say that {other.name} and {player.name} are the same person."
@@ -355,7 +355,7 @@ def player_merge(request: HttpRequest, pk: int) -> HttpResponse:
         )
     words = f"{moved} match{'es' if moved != 1 else ''}"
     messages.success(request, f"{other.name} is {player.name} now: {words} moved over.")
-    return redirect(player.get_stats_url())
+    return redirect(player.get_absolute_url())
 
 
 @login_required
