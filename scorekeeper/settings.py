@@ -1,9 +1,12 @@
 """Settings for the Buck Euchre score keeper. Everything that varies comes from the environment."""
 
 import os
+import secrets
+from datetime import timedelta
 from pathlib import Path
 
 import dj_database_url
+from csp.constants import NONE, SELF
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -12,14 +15,44 @@ def envbool(name: str, default: str) -> bool:
     return os.getenv(name, default).lower() in ("1", "true", "yes", "on")
 
 
+def envint(name: str, default: int) -> int:
+    return int(os.getenv(name) or default)
+
+
 def envlist(name: str, default: str) -> list[str]:
     return [item.strip() for item in os.getenv(name, default).split(",") if item.strip()]
 
 
+def local_secret_key(path: Path) -> str:
+    """A key made up once for this checkout and kept in a git-ignored file, so that a laptop
+    needs no setup and its sessions outlive a restart."""
+    if path.exists():
+        return path.read_text().strip()
+    key = secrets.token_urlsafe(50)
+    spare = path.with_name(f"{path.name}.{os.getpid()}")
+    spare.write_text(key + "\n")
+    spare.chmod(0o600)
+    try:
+        os.link(spare, path)  # atomic: when two processes race, both keep the first key
+    except FileExistsError:
+        key = path.read_text().strip()
+    finally:
+        spare.unlink()
+    return key
+
+
 DEBUG = envbool("DEBUG", "False")
-SECRET_KEY = os.getenv("SECRET_KEY", "dev-only-secret-change-me-in-production")
+# A deployment says DEBUG=False and must bring its own key: without one SECRET_KEY stays empty
+# and the system check games.E001 stops every command and the server (see wsgi.py).
+# With DEBUG unset (a laptop on the home Wi-Fi) a local key is made up once.
+if os.getenv("SECRET_KEY"):
+    SECRET_KEY = os.environ["SECRET_KEY"]
+elif "DEBUG" in os.environ and not DEBUG:
+    SECRET_KEY = ""
+else:
+    SECRET_KEY = local_secret_key(BASE_DIR / ".secret_key")
 # The phones at the table reach the app by this machine's LAN address, so any host is
-# allowed unless ALLOWED_HOSTS says otherwise.
+# allowed unless ALLOWED_HOSTS says otherwise (it must, once mail is configured: games.E002).
 ALLOWED_HOSTS = envlist("ALLOWED_HOSTS", "*")
 CSRF_TRUSTED_ORIGINS = envlist("CSRF_TRUSTED_ORIGINS", "")
 
@@ -31,6 +64,8 @@ INSTALLED_APPS = [
     "django.contrib.messages",
     "whitenoise.runserver_nostatic",
     "django.contrib.staticfiles",
+    "axes",
+    "csp",
     "django_htmx",
     "template_partials",
     "games",
@@ -47,8 +82,11 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "csp.middleware.CSPMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
     "games.middleware.HtmxLoginMiddleware",
+    "games.middleware.PrivatePagesMiddleware",
+    "axes.middleware.AxesMiddleware",
 ]
 
 ROOT_URLCONF = "scorekeeper.urls"
@@ -84,6 +122,10 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     }
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
@@ -91,6 +133,30 @@ AUTH_PASSWORD_VALIDATORS = [
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "games:home"
 LOGOUT_REDIRECT_URL = "login"
+# A private server closes sign-up (SIGNUP_OPEN=false) and makes accounts with `createsuperuser`
+# or the admin.
+SIGNUP_OPEN = envbool("SIGNUP_OPEN", "True")
+
+# Ten wrong passwords for one account lock it for a while, whatever the address: every phone
+# at a table shares one Wi-Fi address, so locking by IP would lock the whole table out.
+AXES_FAILURE_LIMIT = 10
+AXES_COOLOFF_TIME = timedelta(minutes=15)
+# (Behind the TLS proxy every request even comes from the proxy's address.) So axes.W006,
+# its advice to lock by IP address too, is silenced below.
+AXES_LOCKOUT_PARAMETERS = ["username"]
+AXES_RESET_ON_SUCCESS = True
+# The cool-off runs from the tenth wrong password, not from the latest try.
+AXES_RESET_COOL_OFF_ON_FAILURE_DURING_LOCKOUT = False
+AXES_LOCKOUT_CALLABLE = "games.views.locked_out"
+AXES_DISABLE_ACCESS_LOG = True  # keep no log of who logged in from where
+
+# Mail is optional: without EMAIL_HOST nobody is offered a password reset.
+EMAIL_HOST = os.getenv("EMAIL_HOST", "")
+EMAIL_PORT = envint("EMAIL_PORT", 587)
+EMAIL_HOST_USER = os.getenv("EMAIL_HOST_USER", "")
+EMAIL_HOST_PASSWORD = os.getenv("EMAIL_HOST_PASSWORD", "")
+EMAIL_USE_TLS = envbool("EMAIL_USE_TLS", "True")
+DEFAULT_FROM_EMAIL = os.getenv("DEFAULT_FROM_EMAIL", "webmaster@localhost")
 
 LANGUAGE_CODE = "en-us"
 TIME_ZONE = os.getenv("TIME_ZONE", "America/Chicago")
@@ -109,6 +175,52 @@ STORAGES = {
     },
 }
 
+# A match file is a few kilobytes; nothing anyone sends needs more than 1 MB.
+MAX_UPLOAD_SIZE = 1_000_000
+DATA_UPLOAD_MAX_MEMORY_SIZE = MAX_UPLOAD_SIZE
+FILE_UPLOAD_MAX_MEMORY_SIZE = MAX_UPLOAD_SIZE
+
 SESSION_COOKIE_AGE = 60 * 60 * 24 * 90  # a card night should not end with a log-in screen
 SECURE_CONTENT_TYPE_NOSNIFF = True
 X_FRAME_OPTIONS = "DENY"
+
+# HTTPS=true: the app sits behind a TLS proxy that sets X-Forwarded-Proto (and must strip it
+# from what clients send). Unset, plain HTTP on the LAN keeps working: no redirect, no
+# Secure-only cookies, no HSTS.
+HTTPS = envbool("HTTPS", "False")
+SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https") if HTTPS else None
+SECURE_SSL_REDIRECT = HTTPS
+SESSION_COOKIE_SECURE = HTTPS
+CSRF_COOKIE_SECURE = HTTPS
+SECURE_HSTS_SECONDS = envint("HSTS_SECONDS", 60 * 60 * 24 * 365) if HTTPS else 0
+# includeSubDomains and preload bind every other site of the group's domain to HTTPS and are
+# hard to take back, so they are opt-in, and check --deploy's reminders of them (W005, W021)
+# are silenced.
+SECURE_HSTS_INCLUDE_SUBDOMAINS = envbool("HSTS_INCLUDE_SUBDOMAINS", "False")
+SECURE_HSTS_PRELOAD = envbool("HSTS_PRELOAD", "False")
+SILENCED_SYSTEM_CHECKS = ["security.W005", "security.W021", "axes.W006"]
+
+# No inline script or style anywhere: htmx is configured to match in templates/base.html.
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": [SELF],
+        "script-src": [SELF],
+        "style-src": [SELF],
+        "connect-src": [SELF],
+        "manifest-src": [SELF],
+        "form-action": [SELF],
+        "frame-ancestors": [NONE],
+        "base-uri": [NONE],
+        "object-src": [NONE],
+    }
+}
+
+# Errors and their tracebacks go to standard error, where gunicorn and systemd keep them.
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "formatters": {"plain": {"format": "{asctime} {levelname} {name}: {message}", "style": "{"}},
+    "handlers": {"stderr": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    "root": {"handlers": ["stderr"], "level": os.getenv("LOG_LEVEL", "WARNING")},
+    "loggers": {"django": {"handlers": ["stderr"], "level": "INFO", "propagate": False}},
+}

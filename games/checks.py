@@ -1,0 +1,45 @@
+"""System checks that keep a server from starting in a state it must not serve in."""
+
+from django.conf import settings
+from django.core.checks import Error, register
+from django.core.exceptions import ImproperlyConfigured
+
+
+@register
+def secret_key_check(app_configs, **kwargs):
+    try:
+        key = settings.SECRET_KEY
+    except ImproperlyConfigured:  # Django refuses to hand out an empty key
+        key = ""
+    if key:
+        return []
+    return [
+        Error(
+            "SECRET_KEY is not set, and DEBUG=False says this is a server.",
+            hint="Set SECRET_KEY to a long random string, e.g. the output of "
+            '`python -c "import secrets; print(secrets.token_urlsafe(50))"`.',
+            id="games.E001",
+        )
+    ]
+
+
+def password_reset_on() -> bool:
+    """Mail is configured, and a reset link can only name this server."""
+    return bool(settings.EMAIL_HOST) and "*" not in settings.ALLOWED_HOSTS
+
+
+@register
+def reset_mail_host_check(app_configs, **kwargs):
+    # A password-reset mail links to the Host the request named: with any host allowed,
+    # a stranger could ask for a reset mail that links to their own site.
+    if settings.EMAIL_HOST and "*" in settings.ALLOWED_HOSTS:
+        return [
+            Error(
+                "EMAIL_HOST is set (password reset by mail is on), but ALLOWED_HOSTS allows "
+                "any host.",
+                hint="Set ALLOWED_HOSTS to the server's own name, e.g. "
+                "ALLOWED_HOSTS=cards.example.org.",
+                id="games.E002",
+            )
+        ]
+    return []
