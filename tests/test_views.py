@@ -389,7 +389,12 @@ def test_deal_for_the_first_jack_picks_the_seat_that_got_it(client_in):
     data = {**NEW_MATCH, "jack": "1"}
     html = client_in.post(url("match_create"), data, **HX).content.decode()
     assert "got the first Jack and deals first." in html
-    assert html.count('class="card') >= 1 and html.count(' jack"') == 1
+    cards = re.findall(r'<li class="card ([^"]*)"', html)
+    assert cards, "no card was dealt"
+    assert ["jack" in c.split() for c in cards] == [False] * (len(cards) - 1) + [True]
+    # Each card and then the result come in turn, by class (no inline style under the CSP).
+    assert [c.split()[-1] for c in cards] == [f"at-{i}" for i in range(len(cards))]
+    assert f'class="note jack-result at-{len(cards)}"' in html
 
 
 def test_a_saved_player_is_seated_with_one_tap(client_in, user):

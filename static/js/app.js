@@ -121,3 +121,10 @@ document.addEventListener("input", (event) => {
     label.hidden = any && !name;
   });
 });
+
+// Past matches: picking a player shows their matches at once (without JavaScript, a Show
+// button does it).
+document.addEventListener("change", (event) => {
+  const form = event.target.closest("form[data-submit-on-change]");
+  if (form) form.requestSubmit();
+});
