@@ -5,9 +5,11 @@ from __future__ import annotations
 import random
 
 from django import forms
+from django.contrib.auth import get_user_model
 from django.contrib.auth.forms import UserCreationForm
 
 from games import rules
+from games.checks import password_reset_on
 from games.models import MAX_HANDS, PRESET_CHOICES, Suit
 from games.templatetags.games import money
 
@@ -95,9 +97,25 @@ def _option_words(name: str, value) -> str:
     return dict(CHOICE_WORDS.get(name, [])).get(text, text)
 
 
+EMAIL_HELP = "Only for a mail to reset a forgotten password."
+
+
 class SignupForm(UserCreationForm):
     class Meta(UserCreationForm.Meta):
-        fields = ("username",)
+        fields = ("username", "email")
+        help_texts = {"email": EMAIL_HELP}
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        if not password_reset_on():
+            del self.fields["email"]
+
+
+class EmailForm(forms.ModelForm):
+    class Meta:
+        model = get_user_model()
+        fields = ("email",)
+        help_texts = {"email": EMAIL_HELP}
 
 
 class CentsField(forms.CharField):

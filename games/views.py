@@ -5,28 +5,36 @@ import io
 import zipfile
 from dataclasses import replace
 from datetime import timedelta
+from functools import wraps
 
 import segno
+from axes.utils import reset as axes_reset
 from django import forms
+from django.conf import settings
 from django.contrib import messages
-from django.contrib.auth import login
+from django.contrib.auth import login, logout
 from django.contrib.auth.decorators import login_required
+from django.contrib.auth.forms import AuthenticationForm
 from django.core.exceptions import ValidationError
 from django.core.paginator import Paginator
 from django.db import transaction
-from django.http import HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render, resolve_url
 from django.template.defaultfilters import pluralize
+from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.safestring import mark_safe
+from django.views.decorators.cache import cache_control
 from django.views.decorators.http import require_http_methods, require_POST
 from django.views.decorators.vary import vary_on_headers
 from django_htmx.http import HttpResponseClientRedirect, reswap, retarget
 
 from games import matchfile, rules
+from games.checks import password_reset_on
 from games.forms import (
     SUIT_SYMBOLS,
+    EmailForm,
     HandForm,
     MatchForm,
     SignupForm,
@@ -219,10 +227,12 @@ def _stale_board(
 
 
 def signup(request: HttpRequest) -> HttpResponse:
+    if not settings.SIGNUP_OPEN:
+        return render(request, "registration/signup.html", {"closed": True}, status=403)
     form = SignupForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
         user = form.save()
-        login(request, user)
+        login(request, user, backend="django.contrib.auth.backends.ModelBackend")
         return redirect("games:home")
     return render(request, "registration/signup.html", {"form": form})
 
@@ -341,15 +351,24 @@ def _seat_player(form: MatchForm, name: str):
     return data
 
 
+# Seats 2 to 4 have a button to move up one; seat 1 has none.
+SEAT_TO_MOVE_UP = forms.TypedChoiceField(
+    choices=[(i, i) for i in range(1, len(MatchForm.SEATS))], coerce=int
+)
+
+
 def _move_up(form: MatchForm, seat: str):
     """Swap a seat with the one before it (clockwise order matters for the deal)."""
     data = form.data.copy()
-    if seat.isdigit() and 0 < int(seat) < len(MatchForm.SEATS):
-        here, there = MatchForm.SEATS[int(seat)], MatchForm.SEATS[int(seat) - 1]
-        data[here], data[there] = data.get(there, ""), data.get(here, "")
-        # The first dealer is a person, not a chair: they move with their name.
-        swapped = {seat: str(int(seat) - 1), str(int(seat) - 1): seat}
-        data["dealer"] = swapped.get(data.get("dealer"), data.get("dealer"))
+    try:
+        i = SEAT_TO_MOVE_UP.clean(seat)
+    except ValidationError:
+        return data
+    here, there = MatchForm.SEATS[i], MatchForm.SEATS[i - 1]
+    data[here], data[there] = data.get(there, ""), data.get(here, "")
+    # The first dealer is a person, not a chair: they move with their name.
+    swapped = {str(i): str(i - 1), str(i - 1): str(i)}
+    data["dealer"] = swapped.get(data.get("dealer"), data.get("dealer"))
     return data
 
 
@@ -568,8 +587,12 @@ def match_list(request: HttpRequest) -> HttpResponse:
     matches = _listed(request.user)
     players = Player.objects.filter(owner=request.user)
     player = None
-    if request.GET.get("player", "").isdigit():
-        player = get_object_or_404(players, pk=request.GET["player"])
+    if request.GET.get("player"):
+        field = forms.ModelChoiceField(players)
+        try:
+            player = field.clean(request.GET["player"])
+        except ValidationError:
+            raise Http404("No such player.") from None
         matches = matches.filter(results__player=player)
     page = Paginator(matches, 20).get_page(request.GET.get("page"))
     return render(
@@ -591,9 +614,6 @@ def match_export(request: HttpRequest, pk: int) -> HttpResponse:
     response = HttpResponse(matchfile.dumps(match.to_file()), content_type="application/json")
     response["Content-Disposition"] = f'attachment; filename="{match.file_name()}"'
     return response
-
-
-MAX_UPLOAD = 2_000_000  # bytes of one match file; a long match takes a few tens of kilobytes
 
 
 @login_required
@@ -633,9 +653,11 @@ def match_import(request: HttpRequest) -> HttpResponse:
 
 def _read_upload(upload) -> matchfile.Match:
     """The match of an uploaded match file; RuleError if it is not one."""
-    data = upload.read(MAX_UPLOAD + 1)
-    if len(data) > MAX_UPLOAD:
-        raise rules.RuleError("bad_file", "That file is too big to be a match file.")
+    limit = settings.MAX_UPLOAD_SIZE  # a long match takes a few tens of kilobytes
+    data = upload.read(limit + 1)
+    if len(data) > limit:
+        words = f"That file is too large: a match file is at most {limit / 1_000_000:g} MB."
+        raise rules.RuleError("bad_file", words)
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError:
@@ -655,3 +677,68 @@ def match_export_all(request: HttpRequest) -> HttpResponse:
     name = f"buck-euchre-matches-{timezone.localdate():%Y-%m-%d}.zip"
     response["Content-Disposition"] = f'attachment; filename="{name}"'
     return response
+
+
+# --- Accounts and the server ------------------------------------------------------------------
+
+
+def locked_out(request: HttpRequest, original_response=None, credentials=None) -> HttpResponse:
+    """django-axes' answer once an account has had too many wrong passwords: the log-in page
+    again, saying why even the right password is refused for now."""
+    username = (credentials or {}).get("username") or request.POST.get("username", "")
+    context = {
+        "form": AuthenticationForm(request, initial={"username": username}),
+        "next": request.POST.get("next", ""),
+        "locked_minutes": int(settings.AXES_COOLOFF_TIME.total_seconds() // 60),
+    }
+    return render(request, "registration/login.html", context, status=429)
+
+
+def mail_only(view):
+    """Password reset exists only where the server can send mail, and only once ALLOWED_HOSTS
+    names the server: the mail links to the Host the request named (see games.checks)."""
+
+    @wraps(view)
+    def wrapper(request, *args, **kwargs):
+        if not password_reset_on():
+            raise Http404("This server sends no mail.")
+        return view(request, *args, **kwargs)
+
+    return wrapper
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def account(request: HttpRequest) -> HttpResponse:
+    form = EmailForm(request.POST or None, instance=request.user) if password_reset_on() else None
+    if request.method == "POST" and form is not None and form.is_valid():
+        form.save()
+        messages.success(request, "Email address saved.")
+        return redirect("games:account")
+    return render(request, "registration/account.html", {"form": form})
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def account_delete(request: HttpRequest) -> HttpResponse:
+    user = request.user
+    if request.method == "POST":
+        logout(request)
+        with transaction.atomic():
+            user.delete()  # its matches, hands and players go with it
+            axes_reset(username=user.get_username())
+        messages.info(request, "Your account and all its matches were deleted.")
+        return redirect("login")
+    context = {
+        "matches": Match.objects.filter(owner=user).count(),
+        "players": Player.objects.filter(owner=user).count(),
+    }
+    return render(request, "registration/account_delete.html", context)
+
+
+@require_http_methods(["GET"])
+@cache_control(public=True, max_age=60 * 60)
+def manifest(request: HttpRequest) -> HttpResponse:
+    """The web app manifest, rendered so that its icons get their hashed static names."""
+    body = render_to_string("manifest.webmanifest")
+    return HttpResponse(body, content_type="application/manifest+json")

@@ -496,13 +496,14 @@ def test_importing_one_file_again_leads_to_the_match_already_here(client_in, use
 
 
 def test_an_oversized_file_is_refused_unread(client_in):
-    from games import views
-
-    padded = json.dumps(PLAYED).encode() + b" " * views.MAX_UPLOAD
+    padded = json.dumps(PLAYED).encode() + b" " * 1_000_000
     page = client_in.post(
         url("match_import"), {"file": upload("big.json", padded)}, follow=True
     ).content.decode()
-    assert "big.json: Nothing was imported. That file is too big to be a match file." in page
+    assert (
+        "big.json: Nothing was imported. That file is too large: a match file is at most 1 MB."
+        in page
+    )
     assert not Match.objects.exists()
 
 

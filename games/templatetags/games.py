@@ -1,6 +1,8 @@
 from django import template
+from django.conf import settings
 
 from games import rules
+from games.checks import password_reset_on
 
 register = template.Library()
 
@@ -25,3 +27,13 @@ def signed(n: int) -> str:
 @register.filter
 def get(mapping, key):
     return mapping.get(key)
+
+
+@register.simple_tag
+def signup_open() -> bool:
+    return settings.SIGNUP_OPEN
+
+
+@register.simple_tag
+def password_reset_offered() -> bool:
+    return password_reset_on()
