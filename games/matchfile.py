@@ -105,8 +105,8 @@ def _stakes(value, preset: str) -> Stakes:
                 f'The stake {key} must be an amount written as a string, like "1.00".'
             ) from None
     currency = value.get("currency", "USD")
-    if not isinstance(currency, str):
-        raise _bad("The currency must be a string.")
+    if not isinstance(currency, str) or not rules.plain_text(currency):
+        raise _bad("The currency must be a short label such as USD or $.")
     return Stakes(**amounts, currency=currency)
 
 

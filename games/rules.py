@@ -8,6 +8,7 @@ numbers in comments refer to it.
 from __future__ import annotations
 
 import re
+import unicodedata
 from dataclasses import astuple, dataclass, field, fields, replace
 
 SUITS = ("clubs", "diamonds", "hearts", "spades")
@@ -250,6 +251,12 @@ def format_money(cents: int) -> str:
     return f"{sign}{abs(cents) // 100}.{abs(cents) % 100:02d}"
 
 
+def plain_text(text: str) -> bool:
+    """No control character (NUL, a line break …) and no half of a UTF-16 pair: text that any
+    database stores and any page shows (PostgreSQL refuses NUL outright)."""
+    return not any(unicodedata.category(c) in ("Cc", "Cs") for c in text)
+
+
 def check_table(ruleset: Ruleset, players: list[str] | tuple[str, ...], first_dealer: str):
     """Raise `bad_table` unless the seats suit the rules."""
     if len(players) not in ruleset.players:
@@ -261,6 +268,13 @@ def check_table(ruleset: Ruleset, players: list[str] | tuple[str, ...], first_de
         )
     if any(not name.strip() for name in players):
         raise RuleError("bad_table", "Every player needs a name.", "players")
+    if not all(plain_text(name) for name in players):
+        raise RuleError(
+            "bad_table",
+            "A name can hold letters, digits, signs and spaces, but no control character "
+            "(such as a line break or NUL) and no broken Unicode.",
+            "players",
+        )
     for i, name in enumerate(players):
         if name in players[:i]:
             raise RuleError(
