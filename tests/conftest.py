@@ -21,12 +21,14 @@ CHROMIUM_ARGS = [
 
 
 @pytest.fixture(autouse=True)
-def _plain_static_storage(settings):
-    """The manifest storage needs collectstatic; tests serve the files as they are."""
+def _test_settings(settings):
+    """The manifest storage needs collectstatic; tests serve the files as they are. A real
+    password hash costs a third of a second by design: tests use a fast one."""
     settings.STORAGES = {
         **settings.STORAGES,
         "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
     }
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 
 
 @pytest.fixture(scope="session")
