@@ -1,0 +1,391 @@
+"""Ready for a server strangers can reach: settings by environment, headers on every page,
+login throttling, accounts, limits, and no input that makes a page fail."""
+
+import json
+import os
+import re
+import subprocess
+import sys
+from datetime import timedelta
+from pathlib import Path
+
+import pytest
+from axes.models import AccessAttempt
+from django.contrib.auth import SESSION_KEY
+from django.core import mail
+from django.core.files.uploadedfile import SimpleUploadedFile
+from django.templatetags.static import static
+from django.urls import reverse
+from django.utils import timezone
+from pytest_django.asserts import assertInHTML
+
+from games.models import Hand, Match, Player
+from games.rules import Hand as GameHand
+from scorekeeper.settings import local_secret_key
+
+from .conftest import make_match
+from .test_matchfile import EXAMPLE
+
+ROOT = Path(__file__).resolve().parent.parent
+KEY = "k3y-" + "abcdefghij" * 6  # long and varied enough for check --deploy
+PASSWORD = "card-table-42"
+CLUB = GameHand("clubs", tricks={"Ann": 2, "Bob": 1, "Cat": 1, "Dan": 1})
+
+
+def url(name, *args):
+    return reverse(f"games:{name}", args=args)
+
+
+SERVER_VARIABLES = {
+    "DEBUG",
+    "SECRET_KEY",
+    "HTTPS",
+    "ALLOWED_HOSTS",
+    "EMAIL_HOST",
+    "HSTS_SECONDS",
+    "HSTS_INCLUDE_SUBDOMAINS",
+    "HSTS_PRELOAD",
+    "DJANGO_ALLOW_ASYNC_UNSAFE",  # set for the browser tests; check --deploy refuses it
+}
+
+
+def run(args, env=None, code=None):
+    """manage.py (or Python code) in a fresh process with exactly these variables set."""
+    clean = {k: v for k, v in os.environ.items() if k not in SERVER_VARIABLES}
+    cmd = [sys.executable, "-c", code] if code else [sys.executable, "manage.py", *args]
+    return subprocess.run(
+        cmd, env={**clean, **(env or {})}, cwd=ROOT, capture_output=True, text=True, check=False
+    )
+
+
+# --- Settings from the environment -------------------------------------------------------------
+
+
+def test_a_server_behind_tls_passes_every_deploy_check():
+    result = run(
+        ["check", "--deploy", "--fail-level", "WARNING"],
+        {"DEBUG": "False", "SECRET_KEY": KEY, "HTTPS": "true"},
+    )
+    assert result.returncode == 0, result.stderr
+    assert "no issues" in result.stdout
+
+
+def test_a_server_without_its_secret_key_does_not_start():
+    result = run(["check"], {"DEBUG": "False"})
+    assert result.returncode != 0
+    assert "SECRET_KEY" in result.stderr
+    wsgi = run([], {"DEBUG": "False"}, code="import scorekeeper.wsgi")
+    assert wsgi.returncode != 0 and "SECRET_KEY" in wsgi.stderr
+
+
+def test_a_laptop_needs_no_setup(tmp_path):
+    assert run(["check"]).returncode == 0
+    (tmp_path / "m.json").write_text(json.dumps(EXAMPLE))
+    replay = run(["replay", str(tmp_path / "m.json")])
+    assert replay.returncode == 0 and "Cat wins" in replay.stdout
+
+
+def test_the_local_key_is_made_once_and_kept_private(tmp_path):
+    path = tmp_path / ".secret_key"
+    key = local_secret_key(path)
+    assert len(key) >= 50 and local_secret_key(path) == key
+    assert path.stat().st_mode & 0o777 == 0o600
+    assert [p.name for p in tmp_path.iterdir()] == [".secret_key"]
+
+
+HTTPS_PROBE = """
+import json, django
+django.setup()
+from django.conf import settings
+from django.test import Client
+plain = Client().get("/nowhere/")
+secure = Client().get("/nowhere/", HTTP_X_FORWARDED_PROTO="https")
+print(json.dumps({
+    "plain": [plain.status_code, plain.get("Location")],
+    "hsts": secure.get("Strict-Transport-Security"),
+    "cookies_secure": [settings.SESSION_COOKIE_SECURE, settings.CSRF_COOKIE_SECURE],
+}))
+"""
+
+
+def test_behind_tls_plain_http_is_redirected_and_cookies_are_secure_only():
+    env = {"DEBUG": "False", "SECRET_KEY": KEY, "HTTPS": "true"}
+    result = run([], {**env, "DJANGO_SETTINGS_MODULE": "scorekeeper.settings"}, HTTPS_PROBE)
+    seen = json.loads(result.stdout)
+    assert seen["plain"] == [301, "https://testserver/nowhere/"]
+    assert seen["hsts"].startswith("max-age=") and "preload" not in seen["hsts"]
+    assert seen["cookies_secure"] == [True, True]
+
+
+@pytest.mark.django_db
+def test_without_https_plain_http_keeps_working(client):
+    response = client.get(reverse("login"))
+    assert response.status_code == 200
+    assert "Strict-Transport-Security" not in response
+    assert not response.cookies["csrftoken"]["secure"]
+
+
+# --- Headers on every page ---------------------------------------------------------------------
+
+
+@pytest.fixture
+def pages(client_in, user):
+    """A path of every kind of page, as its owner sees it."""
+    match = make_match(user, hands=[CLUB])
+    return [
+        url("home"),
+        url("match_list"),
+        url("match_list") + f"?player={Player.objects.get(name='Bob').pk}",
+        url("match_create"),
+        match.get_absolute_url(),
+        url("match_export", match.pk),
+        url("match_delete", match.pk),
+        url("hand_edit", match.pk, 1),
+        url("account"),
+        url("account_delete"),
+        reverse("password_change"),
+        reverse("password_change_done"),
+    ]
+
+
+@pytest.mark.django_db
+def test_every_page_has_a_strict_content_security_policy(client, client_in, pages):
+    client_in.post(url("match_create"), {"preset": "standard", "seat_0": "Ann", "jack": "1"})
+    responses = [client_in.get(path) for path in pages]
+    responses.append(client_in.post(url("match_create"), {"seat_0": "Ann", "jack": "1"}))
+    client.logout()
+    for path in (reverse("login"), url("signup"), url("manifest"), "/admin/login/", "/nowhere/"):
+        responses.append(client.get(path))
+    for response in responses:
+        policy = dict(
+            part.strip().split(" ", 1) for part in response["Content-Security-Policy"].split(";")
+        )
+        for directive in ("script-src", "style-src"):
+            assert policy.get(directive, policy["default-src"]) == "'self'"
+        assert "unsafe" not in response["Content-Security-Policy"]
+
+
+@pytest.mark.django_db
+def test_no_page_has_an_inline_style_script_or_handler(client_in, pages):
+    deal = client_in.post(url("match_create"), {"seat_0": "Ann", "seat_1": "Bob", "jack": "1"})
+    for html in [client_in.get(path).content.decode() for path in pages] + [deal.content.decode()]:
+        assert not re.search(r"<[^>]*\sstyle=", html)
+        assert not re.search(r"<[^>]*\son[a-z]+=", html)
+        assert not re.search(r"<script(?![^>]*\ssrc=)[^>]*>", html)
+        assert "<style" not in html
+
+
+@pytest.mark.django_db
+def test_private_pages_are_never_cached(client, client_in, pages):
+    for path in pages:
+        cache = client_in.get(path)["Cache-Control"]
+        assert "private" in cache and "no-store" in cache, path
+    client.logout()
+    assert "no-store" in client.get(url("signup"))["Cache-Control"]
+
+
+@pytest.mark.django_db
+def test_the_manifest_names_its_icon_by_the_static_storage(client):
+    response = client.get(url("manifest"))
+    manifest = json.loads(response.content)
+    assert response["Content-Type"] == "application/manifest+json"
+    assert manifest["icons"][0]["src"] == static("icon.svg")
+    assert (
+        f'<link rel="manifest" href="{url("manifest")}">'
+        in client.get(reverse("login")).content.decode()
+    )
+
+
+@pytest.mark.django_db
+def test_static_files_get_hashed_names_and_brotli(settings, tmp_path, client):
+    from django.core.management import call_command
+
+    settings.STATIC_ROOT = tmp_path
+    settings.STATICFILES_FINDERS = ["django.contrib.staticfiles.finders.FileSystemFinder"]
+    settings.STORAGES = {
+        **settings.STORAGES,
+        "staticfiles": {"BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage"},
+    }
+    call_command("collectstatic", "--noinput", verbosity=0)
+    icon = json.loads(client.get(url("manifest")).content)["icons"][0]["src"]
+    assert re.fullmatch(r"/static/icon\.[0-9a-f]{12}\.svg", icon)
+    assert (tmp_path / "css/app.css.br").exists() and (tmp_path / "css/app.css.gz").exists()
+
+
+# --- Logging in --------------------------------------------------------------------------------
+
+
+def log_in(client, password, username="ann"):
+    return client.post(reverse("login"), {"username": username, "password": password})
+
+
+@pytest.mark.django_db
+def test_ten_wrong_passwords_lock_the_account_for_15_minutes(client, user):
+    for _ in range(9):
+        assert log_in(client, "wrong").status_code == 200
+    assert log_in(client, "wrong").status_code == 429  # the tenth
+    refused = log_in(client, PASSWORD)
+    assert refused.status_code == 429 and SESSION_KEY not in client.session
+    html = refused.content.decode()
+    assert "Too many wrong passwords for this account: it is locked for 15 minutes." in html
+    assert '<form method="post" action="/accounts/login/"' in html  # still the log-in page
+    # Once the cool-off is over, the right password works again.
+    AccessAttempt.objects.update(attempt_time=timezone.now() - timedelta(minutes=16))
+    assert log_in(client, PASSWORD).status_code == 302 and SESSION_KEY in client.session
+
+
+@pytest.mark.django_db
+def test_nine_wrong_passwords_still_let_the_right_one_in(client, user):
+    for _ in range(9):
+        log_in(client, "wrong")
+    assert log_in(client, PASSWORD).status_code == 302
+
+
+@pytest.mark.django_db
+def test_the_lock_is_per_account_not_per_table(client, user, other_user):
+    for _ in range(10):
+        log_in(client, "wrong")
+    # Eve is at the same table, behind the same address.
+    assert log_in(client, PASSWORD, "eve").status_code == 302
+
+
+@pytest.mark.django_db
+def test_signup_can_be_closed(client, settings, django_user_model):
+    settings.SIGNUP_OPEN = False
+    data = {"username": "cat", "password1": PASSWORD, "password2": PASSWORD}
+    response = client.post(url("signup"), data)
+    assert response.status_code == 403 and "takes no new accounts" in response.content.decode()
+    assert not django_user_model.objects.filter(username="cat").exists()
+    assert url("signup") not in client.get(reverse("login")).content.decode()
+    settings.SIGNUP_OPEN = True
+    assert url("signup") in client.get(reverse("login")).content.decode()
+
+
+# --- Accounts ----------------------------------------------------------------------------------
+
+
+@pytest.mark.django_db
+def test_a_player_changes_their_password(client_in, user):
+    new = "new-deck-77"
+    data = {"old_password": PASSWORD, "new_password1": new, "new_password2": new}
+    response = client_in.post(reverse("password_change"), data)
+    assert response["Location"] == reverse("password_change_done")
+    user.refresh_from_db()
+    assert user.check_password(new)
+    assert client_in.get(url("home")).status_code == 200  # this phone stays logged in
+
+
+@pytest.mark.django_db
+def test_deleting_an_account_offers_the_export_then_removes_all_its_data(
+    client_in, user, other_user
+):
+    make_match(user, hands=[CLUB])
+    theirs = make_match(other_user, hands=[CLUB])
+    page = client_in.get(url("account_delete")).content.decode()
+    assert "Delete your account?" in page and "1 match and 4 saved players." in page
+    assert f'href="{url("match_list")}">Export your matches' in page
+    assert Match.objects.filter(owner=user).exists()  # asking deletes nothing
+    response = client_in.post(url("account_delete"), follow=True)
+    assert "Your account and all its matches were deleted." in response.content.decode()
+    assert not type(user).objects.filter(pk=user.pk).exists()
+    assert list(Match.objects.all()) == [theirs]
+    assert Player.objects.filter(owner=user).count() == 0
+    assert Hand.objects.filter(match=theirs).count() == Hand.objects.count() == 1
+    assert client_in.get(url("home")).status_code == 302  # logged out
+
+
+@pytest.mark.django_db
+def test_password_reset_is_offered_only_where_mail_is_configured(client, user, settings):
+    assert "Forgot your password?" not in client.get(reverse("login")).content.decode()
+    assert client.get(reverse("password_reset")).status_code == 404
+    settings.EMAIL_HOST = "mail.example.org"
+    settings.ALLOWED_HOSTS = ["cards.example.org"]
+    user.email = "ann@example.org"
+    user.save()
+    host = {"HTTP_HOST": "cards.example.org"}
+    assert "Forgot your password?" in client.get(reverse("login"), **host).content.decode()
+    response = client.post(reverse("password_reset"), {"email": user.email}, **host)
+    assert response.status_code == 302 and len(mail.outbox) == 1
+    assert "http://cards.example.org/accounts/reset/" in mail.outbox[0].body
+    # Another Host cannot have a reset mail link to it.
+    response = client.post(reverse("password_reset"), {"email": user.email}, HTTP_HOST="evil.test")
+    assert response.status_code == 400 and len(mail.outbox) == 1
+
+
+def test_mail_with_any_host_allowed_fails_the_check():
+    env = {"EMAIL_HOST": "mail.example.org", "ALLOWED_HOSTS": "*"}
+    result = run(["check"], env)
+    assert result.returncode != 0 and "ALLOWED_HOSTS" in result.stderr
+    assert run(["check"], {**env, "ALLOWED_HOSTS": "cards.example.org"}).returncode == 0
+
+
+@pytest.mark.django_db
+def test_with_mail_a_player_can_give_an_email_address(client_in, user, settings):
+    assert 'name="email"' not in client_in.get(url("account")).content.decode()
+    settings.EMAIL_HOST = "mail.example.org"
+    settings.ALLOWED_HOSTS = ["testserver"]
+    response = client_in.post(url("account"), {"email": "ann@example.org"})
+    assert response["Location"] == url("account")
+    user.refresh_from_db()
+    assert user.email == "ann@example.org"
+
+
+# --- Limits ------------------------------------------------------------------------------------
+
+
+@pytest.mark.django_db
+def test_an_import_over_1_mb_is_refused_in_words(client_in):
+    padded = json.dumps(EXAMPLE) + " " * 1_000_001
+    upload = SimpleUploadedFile("big.json", padded.encode())
+    page = client_in.post(url("match_import"), {"file": upload}, follow=True).content.decode()
+    assert "That file is too large: a match file is at most 1 MB." in page
+    assert not Match.objects.exists()
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    "name", ["A\x00n", "Ann\n", "\ud800nn", "An\udfff"], ids=["nul", "newline", "high", "low"]
+)
+def test_a_name_no_database_can_store_is_refused_in_words(client_in, name):
+    doc = json.loads(json.dumps(EXAMPLE).replace('"Ann"', json.dumps(name)))
+    body = json.dumps(doc).encode()
+    upload = SimpleUploadedFile("m.json", body)
+    page = client_in.post(url("match_import"), {"file": upload}, follow=True).content.decode()
+    assert "no control character (such as a line break or NUL) and no broken Unicode" in page
+    assert not Match.objects.exists()
+
+
+@pytest.mark.django_db
+def test_a_currency_no_database_can_store_is_refused_in_words(client_in):
+    doc = {**EXAMPLE, "stakes": {"per_game": "1.00", "currency": "US\x00D"}}
+    upload = SimpleUploadedFile("m.json", json.dumps(doc).encode())
+    page = client_in.post(url("match_import"), {"file": upload}, follow=True).content.decode()
+    assert "The currency must be a short label such as USD or $." in page
+    assert not Match.objects.exists()
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("seat", ["²", "٣", "1" * 5000, "-1", "\x00", "0", "4", ""])
+def test_only_seats_2_to_4_move_up(client_in, seat):
+    data = {"seat_0": "Ann", "seat_1": "Bob", "seat_2": "Cat", "seat_3": "Dan", "up": seat}
+    response = client_in.post(url("match_create"), data)
+    assertInHTML(
+        '<input type="text" name="seat_0" id="id_seat_0" value="Ann" list="saved-players"'
+        ' autocomplete="off" autocapitalize="words" maxlength="40">',
+        response.content.decode(),
+    )
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("player", ["²", "1" * 5000, "9" * 4000, "-1", "\x00", "abc", "0"])
+def test_a_player_filter_that_names_nobody_is_not_found(client_in, user, player):
+    make_match(user)
+    assert client_in.get(url("match_list"), {"player": player}).status_code == 404
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("page", ["²", "1" * 5000, "9" * 4000, "-1", "\x00", "abc", "0", "99"])
+def test_any_page_number_shows_a_page(client_in, user, page):
+    make_match(user)
+    response = client_in.get(url("match_list"), {"page": page})
+    assert response.status_code == 200 and "Ann 25" in response.content.decode()
