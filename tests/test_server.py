@@ -8,6 +8,7 @@ import subprocess
 import sys
 from datetime import timedelta
 from pathlib import Path
+from urllib.parse import urlencode
 
 import pytest
 from axes.models import AccessAttempt
@@ -17,6 +18,8 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.templatetags.static import static
 from django.urls import reverse
 from django.utils import timezone
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from pytest_django.asserts import assertInHTML
 
 from games.models import Hand, Match, Player
@@ -389,3 +392,153 @@ def test_any_page_number_shows_a_page(client_in, user, page):
     make_match(user)
     response = client_in.get(url("match_list"), {"page": page})
     assert response.status_code == 200 and "Ann 25" in response.content.decode()
+
+
+# --- No input makes a page fail ----------------------------------------------------------------
+
+# What a phone, a script or a stranger might send: Unicode digits (str.isdigit() says yes,
+# int() says no), numbers too long for int() or for the database, NUL (PostgreSQL refuses it),
+# lone UTF-16 surrogates (no UTF-8 encoder takes them), and plain nonsense.
+WORST = ["²", "1" * 5000, "9" * 30, "Ann\x00", "\ud800", "x" * 1000]  # tried in every field
+ODD = [*WORST, "٣", "-1", "Bob\udfff", "", "NaN", "1e5", "🂡"]
+HAND_FIELDS = ["number", "upcard", "maker", "trump", "bid", "dropped", "t0", "t1", "t2", "t3"]
+NEW_MATCH = {
+    "preset": "standard",
+    "seat_0": "Ann",
+    "seat_1": "Bob",
+    "seat_2": "Cat",
+    "seat_3": "Dan",
+    "dealer": "random",
+    "per_game": "1.00",
+    "currency": "USD",
+    "create": "1",
+}
+GOOD_HAND = {"number": "2", "upcard": "clubs", "t0": "2", "t1": "1", "t2": "1", "t3": "1"}
+
+
+def forms(match) -> dict:
+    """Every form of the app: (path, a valid filling, every field it reads)."""
+    from games import rules
+
+    new_password = {"new_password1": "new-deck-77", "new_password2": "new-deck-77"}
+    return {
+        "signup": (url("signup"), {"username": "cat", "password1": PASSWORD}, ["password2"]),
+        "login": (reverse("login"), {"username": "ann", "password": PASSWORD}, ["next"]),
+        "match_create": (
+            url("match_create"),
+            NEW_MATCH,
+            [*NEW_MATCH, "seat_3", "per_point", "per_set", "jack", "add", "up"]
+            + [f"rule_{name}" for name in rules.OPTION_NAMES],
+        ),
+        "hand_create": (url("hand_create", match.pk), GOOD_HAND, [*HAND_FIELDS, "step"]),
+        "hand_check": (url("hand_check", match.pk, 2), GOOD_HAND, [*HAND_FIELDS, "step"]),
+        "hand_edit": (url("hand_edit", match.pk, 1), {**GOOD_HAND, "number": "1"}, HAND_FIELDS),
+        "hand_undo": (url("hand_undo", match.pk), {"number": "1"}, ["number"]),
+        "password_change": (
+            reverse("password_change"),
+            {"old_password": PASSWORD, **new_password},
+            ["old_password", *new_password],
+        ),
+        "account": (url("account"), {"email": "ann@example.org"}, ["email"]),
+        "password_reset": (reverse("password_reset"), {"email": "ann@example.org"}, ["email"]),
+    }
+
+
+QUERIES = {"match_list": ["player", "page"], "login": ["next"]}
+
+
+def send(client, method, path, data, htmx=False):
+    """Send data as a browser would, but let lone surrogates through as their raw bytes."""
+    pairs = [(k, v) for k, vs in data.items() for v in (vs if isinstance(vs, list) else [vs])]
+    encoded = urlencode(pairs, encoding="utf-8", errors="surrogatepass")
+    headers = {"HTTP_HX_REQUEST": "true"} if htmx else {}
+    if method == "GET":
+        return client.get(f"{path}?{encoded}", **headers)
+    return client.generic(
+        "POST", path, encoded, content_type="application/x-www-form-urlencoded", **headers
+    )
+
+
+@pytest.fixture
+def fuzzing(client, user, settings):
+    """Ann logged in with a match of one hand, and mail on so that every form is there."""
+    settings.EMAIL_HOST = "mail.example.org"
+    settings.ALLOWED_HOSTS = ["testserver"]
+    client.raise_request_exception = False  # a 500 is counted, not raised
+    return client, make_match(user, hands=[CLUB])
+
+
+@pytest.mark.django_db
+def test_odd_input_in_any_one_field_is_answered_in_words(fuzzing, user):
+    client, match = fuzzing
+    failures = []
+    for name, (path, good, fields) in forms(match).items():
+        for field in fields:
+            for i, value in enumerate(WORST):
+                client.force_login(user)
+                htmx = i % 2 == 1  # half as an htmx request, which draws only a partial
+                response = send(client, "POST", path, {**good, field: value}, htmx)
+                if response.status_code >= 500:
+                    failures.append((name, field, value[:20], htmx, response.status_code))
+            if name == "password_change":
+                user.set_password(PASSWORD)
+                user.save()
+    for name, fields in QUERIES.items():
+        for field in fields:
+            for value in ODD:
+                path = url(name) if name != "login" else reverse(name)
+                response = send(client, "GET", path, {field: value})
+                if response.status_code >= 500:
+                    failures.append((name, field, value[:20], False, response.status_code))
+    assert failures == [], failures
+
+
+FILE_VALUES = [*ODD, 10**30, -1, 1e308, None, [], {}, True, [["deep"]] * 3]
+
+
+def odd_files():
+    """The example match file with one value made odd, as the bytes of an upload."""
+    yield b"\xed\xa0\x80"  # a surrogate's bytes: not UTF-8
+    yield b"\x00" * 100
+    yield b"[" * 100_000  # deeper than any JSON parser recurses
+    yield json.dumps(EXAMPLE).replace("1.00", "1" * 5000).encode()
+    yield json.dumps(EXAMPLE).replace('"Dan"', "1" * 5000).encode()
+    for value in FILE_VALUES:
+        for key in ("rules", "stakes", "players", "first_dealer", "format"):
+            yield json.dumps({**EXAMPLE, key: value}).encode()
+        yield json.dumps({**EXAMPLE, "rules": {"preset": "standard", "starting_score": value}})
+        yield json.dumps({**EXAMPLE, "stakes": {"currency": value}}).encode()
+        yield json.dumps({**EXAMPLE, "players": ["Ann", "Bob", "Cat", value]}).encode()
+        for key in ("upcard", "trump", "maker", "bid", "dropped", "tricks", "dealer", "passed"):
+            hand = {**EXAMPLE["hands"][0], key: value}
+            yield json.dumps({**EXAMPLE, "hands": [hand]}).encode()
+        hand = {**EXAMPLE["hands"][0], "tricks": {"Ann": value, "Bob": 3, "Dan": 2}}
+        yield json.dumps({**EXAMPLE, "hands": [hand]}).encode()
+
+
+@pytest.mark.django_db
+def test_no_match_file_makes_the_import_fail(client_in):
+    for body in odd_files():
+        upload = SimpleUploadedFile("m.json", body if isinstance(body, bytes) else body.encode())
+        response = client_in.post(url("match_import"), {"file": upload})
+        assert response.status_code == 302, body[:80]
+
+
+@settings(
+    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    form=st.sampled_from(
+        ["match_create", "hand_create", "hand_check", "hand_edit", "hand_undo", "signup"]
+    ),
+    data=st.data(),
+    htmx=st.booleans(),
+)
+def test_no_mix_of_odd_fields_makes_a_page_fail(fuzzing, user, form, data, htmx):
+    client, _ = fuzzing
+    match = Match.objects.filter(owner=user).first() or make_match(user, hands=[CLUB])
+    path, _, fields = forms(match)[form]
+    value = st.one_of(st.sampled_from(ODD), st.text(max_size=6))
+    filling = data.draw(st.dictionaries(st.sampled_from(fields), value | st.lists(value)))
+    client.force_login(user)
+    assert send(client, "POST", path, filling, htmx).status_code < 500
