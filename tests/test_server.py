@@ -399,9 +399,21 @@ def test_any_page_number_shows_a_page(client_in, user, page):
 # What a phone, a script or a stranger might send: Unicode digits (str.isdigit() says yes,
 # int() says no), numbers too long for int() or for the database, NUL (PostgreSQL refuses it),
 # lone UTF-16 surrogates (no UTF-8 encoder takes them), and plain nonsense.
-WORST = ["²", "1" * 5000, "9" * 30, "Ann\x00", "\ud800", "x" * 1000]  # tried in every field
-ODD = [*WORST, "٣", "-1", "Bob\udfff", "", "NaN", "1e5", "🂡"]
-HAND_FIELDS = ["number", "upcard", "maker", "trump", "bid", "dropped", "t0", "t1", "t2", "t3"]
+WORST = ["²", "1" * 5000, "9" * 30, "Ann\x00", "\ud800"]  # each tried in every field
+ODD = [*WORST, "٣", "-1", "Bob\udfff", "", "x" * 1000, "NaN", "1e5", "🂡"]
+HAND_FIELDS = [
+    "number",
+    "version",
+    "upcard",
+    "maker",
+    "trump",
+    "bid",
+    "dropped",
+    "t0",
+    "t1",
+    "t2",
+    "t3",
+]
 NEW_MATCH = {
     "preset": "standard",
     "seat_0": "Ann",
@@ -421,6 +433,9 @@ def forms(match) -> dict:
     from games import rules
 
     new_password = {"new_password1": "new-deck-77", "new_password2": "new-deck-77"}
+    hand = {**GOOD_HAND, "version": str(match.version)}
+    first = {**hand, "number": "1"}
+    undo = {"number": "1", "version": str(match.version)}
     return {
         "signup": (url("signup"), {"username": "cat", "password1": PASSWORD}, ["password2"]),
         "login": (reverse("login"), {"username": "ann", "password": PASSWORD}, ["next"]),
@@ -430,10 +445,11 @@ def forms(match) -> dict:
             [*NEW_MATCH, "seat_3", "per_point", "per_set", "jack", "add", "up"]
             + [f"rule_{name}" for name in rules.OPTION_NAMES],
         ),
-        "hand_create": (url("hand_create", match.pk), GOOD_HAND, [*HAND_FIELDS, "step"]),
-        "hand_check": (url("hand_check", match.pk, 2), GOOD_HAND, [*HAND_FIELDS, "step"]),
-        "hand_edit": (url("hand_edit", match.pk, 1), {**GOOD_HAND, "number": "1"}, HAND_FIELDS),
-        "hand_undo": (url("hand_undo", match.pk), {"number": "1"}, ["number"]),
+        "hand_create": (url("hand_create", match.pk), hand, [*HAND_FIELDS, "step"]),
+        "hand_check": (url("hand_check", match.pk), hand, [*HAND_FIELDS, "step"]),
+        "hand_edit": (url("hand_edit", match.pk, 1), first, HAND_FIELDS),
+        "hand_edit_check": (url("hand_edit_check", match.pk, 1), first, [*HAND_FIELDS, "step"]),
+        "hand_undo": (url("hand_undo", match.pk), undo, ["number", "version"]),
         "password_change": (
             reverse("password_change"),
             {"old_password": PASSWORD, **new_password},
@@ -525,7 +541,7 @@ def test_no_match_file_makes_the_import_fail(client_in):
 
 
 @settings(
-    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
 @given(
     form=st.sampled_from(
