@@ -8,7 +8,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 from axe_playwright_python.sync_playwright import Axe
-from playwright.sync_api import Page, expect
+from playwright.sync_api import Error, Page, expect
 
 pytestmark = pytest.mark.django_db(transaction=True)
 SHOTS = os.environ.get("SCREENSHOTS")  # a folder to keep screenshots in, when set
@@ -259,6 +259,7 @@ def test_a_rule_problem_is_shown_before_saving(page: Page, live_server):
     page.get_by_role("button", name="Save hand 1").click()
     expect(page.get_by_role("alert")).to_be_hidden()
     assert scores(page) == {"Ann": 30, "Bob": 20, "Cat": 30, "Dan": 30}
+    page.get_by_role("link", name="Account").click()
     page.get_by_role("button", name="Log out").click()
     expect(page.get_by_role("heading", name="Log in")).to_be_visible()
     no_axe_violations(page)
@@ -512,3 +513,31 @@ def test_an_evening_imported_is_settled_charted_and_raced(page: Page, live_serve
     expect(page.locator("#race table tbody tr")).to_have_count(5)  # the start and 4 hands
     no_axe_violations(page)
     snap(page, "race")
+
+
+def test_the_pages_keep_to_the_content_security_policy(page: Page, live_server):
+    refused = []
+    page.on("console", lambda m: "Content Security Policy" in m.text and refused.append(m.text))
+    sign_up(page, live_server.url, "strict")
+    page.get_by_role("link", name="New match").click()
+    for i, name in enumerate(["Ann", "Bob", "Cat", "Dan"]):
+        page.fill(f"#id_seat_{i}", name)
+    page.get_by_role("button", name="Deal for the first Jack").click()
+    expect(page.locator(".jack-result")).to_be_visible()  # dealt in turn, by class
+    page.get_by_role("button", name="Start the match").click()
+    enter_hand(page, "clubs", tricks={"Ann": 2, "Bob": 1, "Cat": 1, "Dan": 1})
+    expect(page.get_by_role("button", name="Undo hand 1")).to_be_visible()
+    page.get_by_role("link", name="Past matches").click()
+    page.select_option("#player", label="Bob")  # app.js submits the filter
+    expect(page.get_by_role("heading", name="Bob's record")).to_be_visible()
+    page.get_by_role("link", name="Account").click()
+    snap(page, "account")
+    no_axe_violations(page)
+    page.get_by_role("link", name="Delete your account").click()
+    snap(page, "account-delete")
+    no_axe_violations(page)
+    assert refused == []
+    # The policy is enforced, not only sent: a script written into the page does not run.
+    with pytest.raises(Error):
+        page.add_script_tag(content="window.injected = true")
+    assert page.evaluate("window.injected") is None
