@@ -249,6 +249,8 @@ class MatchForm(forms.Form):
         except rules.RuleError as e:
             self.add_error(f"rule_{e.field}" if e.field in rules.OPTION_NAMES else None, e.message)
             return data
+        if any(seat in self.errors for seat in self.SEATS):
+            return data  # a seat's own error says it; counting the others would only confuse
         names = self.names()
         dealer = data.get("dealer")
         if dealer == "random":

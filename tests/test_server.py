@@ -128,6 +128,29 @@ def test_without_https_plain_http_keeps_working(client):
     assert not response.cookies["csrftoken"]["secure"]
 
 
+ERROR_PROBE = """
+import django
+django.setup()
+from django.test import Client
+import games.views
+
+def boom(request):
+    raise RuntimeError("a bug in a view")
+
+games.views.home = boom  # before the URLconf is read
+print(Client(raise_request_exception=False).get("/").status_code)
+"""
+
+
+def test_an_error_goes_to_stderr_with_its_traceback():
+    env = {"DEBUG": "False", "SECRET_KEY": KEY, "DJANGO_SETTINGS_MODULE": "scorekeeper.settings"}
+    result = run([], env, ERROR_PROBE)
+    assert result.stdout.strip() == "500"
+    assert "ERROR django.request: Internal Server Error: /" in result.stderr
+    assert "Traceback (most recent call last):" in result.stderr
+    assert "RuntimeError: a bug in a view" in result.stderr
+
+
 # --- Headers on every page ---------------------------------------------------------------------
 
 
@@ -558,3 +581,11 @@ def test_no_mix_of_odd_fields_makes_a_page_fail(fuzzing, user, form, data, htmx)
     filling = data.draw(st.dictionaries(st.sampled_from(fields), value | st.lists(value)))
     client.force_login(user)
     assert send(client, "POST", path, filling, htmx).status_code < 500
+
+
+@pytest.mark.django_db
+def test_a_nul_in_a_seat_name_is_refused_on_that_seat(client_in):
+    data = {**NEW_MATCH, "seat_0": "A\x00nn"}
+    html = client_in.post(url("match_create"), data).content.decode()
+    assert "Seat 1: Null characters are not allowed." in html
+    assert "These rules are for 4 players" not in html and not Match.objects.exists()
