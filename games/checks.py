@@ -23,20 +23,24 @@ def secret_key_check(app_configs, **kwargs):
     ]
 
 
+def reset_domain() -> str | None:
+    """The name a password-reset mail links to: the first host ALLOWED_HOSTS names outright,
+    never the Host a request claims (with any host allowed, a stranger could name their own)."""
+    return next((h for h in settings.ALLOWED_HOSTS if h != "*" and not h.startswith(".")), None)
+
+
 def password_reset_on() -> bool:
-    """Mail is configured, and a reset link can only name this server."""
-    return bool(settings.EMAIL_HOST) and "*" not in settings.ALLOWED_HOSTS
+    """Mail is configured, and a reset link can name this server."""
+    return bool(settings.EMAIL_HOST) and reset_domain() is not None
 
 
 @register
 def reset_mail_host_check(app_configs, **kwargs):
-    # A password-reset mail links to the Host the request named: with any host allowed,
-    # a stranger could ask for a reset mail that links to their own site.
-    if settings.EMAIL_HOST and "*" in settings.ALLOWED_HOSTS:
+    if settings.EMAIL_HOST and reset_domain() is None:
         return [
             Error(
-                "EMAIL_HOST is set (password reset by mail is on), but ALLOWED_HOSTS allows "
-                "any host.",
+                "EMAIL_HOST is set (password reset by mail is on), but ALLOWED_HOSTS names no "
+                "host for the reset link.",
                 hint="Set ALLOWED_HOSTS to the server's own name, e.g. "
                 "ALLOWED_HOSTS=cards.example.org.",
                 id="games.E002",

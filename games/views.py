@@ -13,6 +13,7 @@ from django import forms
 from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth import login, logout
+from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.forms import AuthenticationForm
 from django.core.exceptions import ValidationError
@@ -31,7 +32,7 @@ from django.views.decorators.vary import vary_on_headers
 from django_htmx.http import HttpResponseClientRedirect, reswap, retarget
 
 from games import matchfile, rules
-from games.checks import password_reset_on
+from games.checks import password_reset_on, reset_domain
 from games.forms import (
     SUIT_SYMBOLS,
     EmailForm,
@@ -696,7 +697,7 @@ def locked_out(request: HttpRequest, original_response=None, credentials=None) -
 
 def mail_only(view):
     """Password reset exists only where the server can send mail, and only once ALLOWED_HOSTS
-    names the server: the mail links to the Host the request named (see games.checks)."""
+    names the server for the link (see games.checks)."""
 
     @wraps(view)
     def wrapper(request, *args, **kwargs):
@@ -705,6 +706,14 @@ def mail_only(view):
         return view(request, *args, **kwargs)
 
     return wrapper
+
+
+class PasswordReset(auth_views.PasswordResetView):
+    def form_valid(self, form):
+        # The link names the server itself, whatever Host the request named (games.checks).
+        domain = reset_domain()
+        self.extra_email_context = {"domain": domain, "site_name": domain}
+        return super().form_valid(form)
 
 
 @login_required

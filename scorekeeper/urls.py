@@ -2,7 +2,7 @@ from django.contrib import admin
 from django.contrib.auth import views as auth
 from django.urls import include, path
 
-from games.views import mail_only
+from games.views import PasswordReset, mail_only
 
 urlpatterns = [
     path("admin/", admin.site.urls),
@@ -21,7 +21,7 @@ urlpatterns = [
     ),
     path(
         "accounts/password_reset/",
-        mail_only(auth.PasswordResetView.as_view()),
+        mail_only(PasswordReset.as_view()),
         name="password_reset",
     ),
     path(

@@ -333,9 +333,41 @@ def test_password_reset_is_offered_only_where_mail_is_configured(client, user, s
     response = client.post(reverse("password_reset"), {"email": user.email}, **host)
     assert response.status_code == 302 and len(mail.outbox) == 1
     assert "http://cards.example.org/accounts/reset/" in mail.outbox[0].body
-    # Another Host cannot have a reset mail link to it.
+    # A Host that is not allowed gets no answer, let alone a mail.
     response = client.post(reverse("password_reset"), {"email": user.email}, HTTP_HOST="evil.test")
     assert response.status_code == 400 and len(mail.outbox) == 1
+
+
+@pytest.mark.django_db
+def test_a_reset_mail_links_to_the_server_whatever_host_the_request_named(client, user, settings):
+    settings.EMAIL_HOST = "mail.example.org"
+    settings.ALLOWED_HOSTS = ["*", "cards.example.org"]
+    user.email = "ann@example.org"
+    user.save()
+    client.post(reverse("password_reset"), {"email": user.email}, HTTP_HOST="evil.test")
+    assert "http://cards.example.org/accounts/reset/" in mail.outbox[0].body
+    assert "evil.test" not in mail.outbox[0].body
+    # With no name for the server at all, there is no reset to ask for.
+    settings.ALLOWED_HOSTS = ["*"]
+    assert "Forgot your password?" not in client.get(reverse("login")).content.decode()
+    assert client.get(reverse("password_reset")).status_code == 404
+
+
+@pytest.mark.django_db
+def test_the_reset_link_lets_the_player_choose_a_new_password(client, user, settings):
+    settings.EMAIL_HOST = "mail.example.org"
+    user.email = "ann@example.org"
+    user.save()
+    client.post(reverse("password_reset"), {"email": user.email})
+    link = re.search(r"http://testserver(/accounts/reset/\S+)", mail.outbox[0].body)[1]
+    form = client.get(link, follow=True)
+    assert "Choose a new password" in form.content.decode()
+    new = {"new_password1": "new-deck-77", "new_password2": "new-deck-77"}
+    done = client.post(form.redirect_chain[-1][0], new, follow=True)
+    assert "Your new password works now." in done.content.decode()
+    user.refresh_from_db()
+    assert user.check_password("new-deck-77")
+    assert "has been used already" in client.get(link, follow=True).content.decode()
 
 
 def test_mail_with_any_host_allowed_fails_the_check():
