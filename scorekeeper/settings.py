@@ -47,7 +47,7 @@ DEBUG = envbool("DEBUG", "False")
 # With DEBUG unset (a laptop on the home Wi-Fi) a local key is made up once.
 if os.getenv("SECRET_KEY"):
     SECRET_KEY = os.environ["SECRET_KEY"]
-elif "DEBUG" in os.environ and not DEBUG:
+elif os.getenv("DEBUG") and not DEBUG:
     SECRET_KEY = ""
 else:
     SECRET_KEY = local_secret_key(BASE_DIR / ".secret_key")
