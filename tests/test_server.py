@@ -164,7 +164,10 @@ def pages(client_in, user):
         url("match_list") + f"?player={Player.objects.get(name='Bob').pk}",
         url("match_create"),
         match.get_absolute_url(),
+        match.get_absolute_url() + "?hands=all",
+        match.get_share_url(),  # the read-only board anyone with the link sees
         url("match_export", match.pk),
+        url("match_export_all"),
         url("match_delete", match.pk),
         url("hand_edit", match.pk, 1),
         url("account"),
@@ -194,7 +197,12 @@ def test_every_page_has_a_strict_content_security_policy(client, client_in, page
 @pytest.mark.django_db
 def test_no_page_has_an_inline_style_script_or_handler(client_in, pages):
     deal = client_in.post(url("match_create"), {"seat_0": "Ann", "seat_1": "Bob", "jack": "1"})
-    for html in [client_in.get(path).content.decode() for path in pages] + [deal.content.decode()]:
+    responses = [client_in.get(path) for path in pages] + [deal]
+    html_pages = [
+        r.content.decode() for r in responses if r["Content-Type"].startswith("text/html")
+    ]
+    assert len(html_pages) == len(pages) - 2 + 1  # all but the two downloads, and the deal
+    for html in html_pages:
         assert not re.search(r"<[^>]*\sstyle=", html)
         assert not re.search(r"<[^>]*\son[a-z]+=", html)
         assert not re.search(r"<script(?![^>]*\ssrc=)[^>]*>", html)
@@ -309,7 +317,7 @@ def test_deleting_an_account_offers_the_export_then_removes_all_its_data(
     theirs = make_match(other_user, hands=[CLUB])
     page = client_in.get(url("account_delete")).content.decode()
     assert "Delete your account?" in page and "1 match and 4 saved players." in page
-    assert f'href="{url("match_list")}">Export your matches' in page
+    assert f'href="{url("match_export_all")}" download>Download all your matches' in page
     assert Match.objects.filter(owner=user).exists()  # asking deletes nothing
     response = client_in.post(url("account_delete"), follow=True)
     assert "Your account and all its matches were deleted." in response.content.decode()
@@ -402,7 +410,7 @@ def test_an_import_over_1_mb_is_refused_in_words(client_in):
 
 @pytest.mark.django_db
 @pytest.mark.parametrize(
-    "name", ["A\x00n", "Ann\n", "\ud800nn", "An\udfff"], ids=["nul", "newline", "high", "low"]
+    "name", ["A\x00n", "A\nnn", "\ud800nn", "An\udfff"], ids=["nul", "newline", "high", "low"]
 )
 def test_a_name_no_database_can_store_is_refused_in_words(client_in, name):
     doc = json.loads(json.dumps(EXAMPLE).replace('"Ann"', json.dumps(name)))
@@ -515,7 +523,15 @@ def forms(match) -> dict:
     }
 
 
-QUERIES = {"match_list": ["player", "page"], "login": ["next"]}
+def queries(match) -> dict:
+    """Every page that reads its query string: (path, every parameter it reads)."""
+    board = ["hands", "v", "n"]  # all hands, and a live board's poll: its version and hands
+    return {
+        "match_list": (url("match_list"), ["player", "page"]),
+        "login": (reverse("login"), ["next"]),
+        "match_detail": (match.get_absolute_url(), board),
+        "match_shared": (match.get_share_url(), board),
+    }
 
 
 def send(client, method, path, data, htmx=False):
@@ -554,13 +570,14 @@ def test_odd_input_in_any_one_field_is_answered_in_words(fuzzing, user):
             if name == "password_change":
                 user.set_password(PASSWORD)
                 user.save()
-    for name, fields in QUERIES.items():
+    client.force_login(user)
+    for name, (path, fields) in queries(match).items():
         for field in fields:
-            for value in ODD:
-                path = url(name) if name != "login" else reverse(name)
-                response = send(client, "GET", path, {field: value})
+            for i, value in enumerate(ODD):
+                htmx = i % 2 == 1
+                response = send(client, "GET", path, {field: value}, htmx)
                 if response.status_code >= 500:
-                    failures.append((name, field, value[:20], False, response.status_code))
+                    failures.append((name, field, value[:20], htmx, response.status_code))
     assert failures == [], failures
 
 
@@ -589,10 +606,12 @@ def odd_files():
 
 @pytest.mark.django_db
 def test_no_match_file_makes_the_import_fail(client_in):
-    for body in odd_files():
-        upload = SimpleUploadedFile("m.json", body if isinstance(body, bytes) else body.encode())
-        response = client_in.post(url("match_import"), {"file": upload})
+    files = [b if isinstance(b, bytes) else b.encode() for b in odd_files()]
+    for body in files:
+        response = client_in.post(url("match_import"), {"file": SimpleUploadedFile("m.json", body)})
         assert response.status_code == 302, body[:80]
+    several = [SimpleUploadedFile(f"{i}.json", body) for i, body in enumerate(files[:20])]
+    assert client_in.post(url("match_import"), {"file": several}).status_code == 302
 
 
 @settings(
