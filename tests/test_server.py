@@ -573,7 +573,7 @@ def test_odd_input_in_any_one_field_is_answered_in_words(fuzzing, user):
     client.force_login(user)
     for name, (path, fields) in queries(match).items():
         for field in fields:
-            for i, value in enumerate(ODD):
+            for i, value in enumerate([*WORST, "-1", ""]):
                 htmx = i % 2 == 1
                 response = send(client, "GET", path, {field: value}, htmx)
                 if response.status_code >= 500:
