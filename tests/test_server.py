@@ -49,6 +49,7 @@ SERVER_VARIABLES = {
     "HSTS_INCLUDE_SUBDOMAINS",
     "HSTS_PRELOAD",
     "DJANGO_ALLOW_ASYNC_UNSAFE",  # set for the browser tests; check --deploy refuses it
+    "SIGNUP_OPEN",
 }
 
 
