@@ -732,10 +732,10 @@ def account(request: HttpRequest) -> HttpResponse:
 def account_delete(request: HttpRequest) -> HttpResponse:
     user = request.user
     if request.method == "POST":
-        logout(request)
         with transaction.atomic():
             user.delete()  # its matches, hands and players go with it
             axes_reset(username=user.get_username())
+        logout(request)
         messages.info(request, "Your account and all its matches were deleted.")
         return redirect("login")
     context = {

@@ -137,12 +137,11 @@ LOGOUT_REDIRECT_URL = "login"
 # or the admin.
 SIGNUP_OPEN = envbool("SIGNUP_OPEN", "True")
 
-# Ten wrong passwords for one account lock it for a while, whatever the address: every phone
-# at a table shares one Wi-Fi address, so locking by IP would lock the whole table out.
+# Ten wrong passwords for one account lock that account for 15 minutes. Not by address: every
+# phone at a table shares one Wi-Fi address, and behind the TLS proxy every request comes from
+# the proxy's. So axes.W006, its advice to lock by address too, is silenced below.
 AXES_FAILURE_LIMIT = 10
 AXES_COOLOFF_TIME = timedelta(minutes=15)
-# (Behind the TLS proxy every request even comes from the proxy's address.) So axes.W006,
-# its advice to lock by IP address too, is silenced below.
 AXES_LOCKOUT_PARAMETERS = ["username"]
 AXES_RESET_ON_SUCCESS = True
 # The cool-off runs from the tenth wrong password, not from the latest try.
