@@ -100,9 +100,13 @@ def _seat_counts(value):
     )
 
 
+# Points are bounded so that every score of the longest match the app stores (1,000 hands,
+# each costing at most a set and a no-trick penalty) fits a 32-bit database integer.
+MAX_POINTS = 1_000_000
+
 # What each option accepts, and how a player would say it.
 OPTION_CHECKS = {
-    "starting_score": (_int(1), "a whole number of 1 or more"),
+    "starting_score": (_int(1, MAX_POINTS), f"a whole number from 1 to {MAX_POINTS:,}"),
     "players": (_seat_counts, "a list of seat counts, 3 and/or 4"),
     "auto_trump": (_one_of(*SUITS, nullable=True), "a suit or null"),
     "auto_trump_dealer_needs": (_int(1, TRICKS, nullable=True), "a number from 1 to 5, or null"),
@@ -110,9 +114,15 @@ OPTION_CHECKS = {
     "maker_needs": (_int(1, TRICKS), "a number from 1 to 5"),
     "min_bid": (_int(1, TRICKS), "a number from 1 to 5"),
     "all_pass": (_one_of(NO_TRUMP_HAND, REDEAL), '"no_trump" or "redeal"'),
-    "no_drop_at_or_below": (_int(nullable=True), "a whole number or null"),
-    "set_penalty": (_int(0, nullable=True), "a whole number of 0 or more, or null"),
-    "zero_trick_penalty": (_int(0), "a whole number of 0 or more"),
+    "no_drop_at_or_below": (
+        _int(-MAX_POINTS, MAX_POINTS, nullable=True),
+        f"a whole number from -{MAX_POINTS:,} to {MAX_POINTS:,}, or null",
+    ),
+    "set_penalty": (
+        _int(0, MAX_POINTS, nullable=True),
+        f"a whole number from 0 to {MAX_POINTS:,}, or null",
+    ),
+    "zero_trick_penalty": (_int(0, MAX_POINTS), f"a whole number from 0 to {MAX_POINTS:,}"),
     "sweep_wins": (lambda v: isinstance(v, bool), "true or false"),
     "lone_maker_sweeps": (lambda v: isinstance(v, bool), "true or false"),
     "ties": (_one_of(*TIES), '"lowest", "share" or "play_on"'),

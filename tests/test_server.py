@@ -641,3 +641,15 @@ def test_a_nul_in_a_seat_name_is_refused_on_that_seat(client_in):
     html = client_in.post(url("match_create"), data).content.decode()
     assert "Seat 1: Null characters are not allowed." in html
     assert "These rules are for 4 players" not in html and not Match.objects.exists()
+
+
+@pytest.mark.django_db
+def test_a_score_too_large_for_the_database_is_refused_in_words(client_in):
+    data = {**NEW_MATCH, "rule_starting_score": "9" * 30}
+    html = client_in.post(url("match_create"), data).content.decode()
+    assert "must be a whole number from 1 to 1,000,000." in html and not Match.objects.exists()
+    doc = {**EXAMPLE, "rules": {"preset": "standard", "set_penalty": 10**30}}
+    upload = SimpleUploadedFile("m.json", json.dumps(doc).encode())
+    page = client_in.post(url("match_import"), {"file": upload}, follow=True).content.decode()
+    assert "must be a whole number from 0 to 1,000,000, or null." in page
+    assert not Match.objects.exists()
