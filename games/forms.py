@@ -11,51 +11,12 @@ from django.contrib.auth.forms import UserCreationForm
 from games import rules
 from games.checks import password_reset_on
 from games.models import MAX_HANDS, PRESET_CHOICES, Suit
-from games.templatetags.games import money
+from games.templatetags.games import CHOICE_WORDS, OPTION_LABELS, option_text
 
 PASS = "pass"
 PICK_DEALER = "Pick who deals first: a seat with a player in it."
 MAX_STAKE = 999_999
 NO_OVERRIDE = ""
-DECK = [(rank, suit) for suit in rules.SUITS for rank in ("9", "10", "J", "Q", "K", "A")]
-SUIT_SYMBOLS = {"clubs": "♣", "diamonds": "♦", "hearts": "♥", "spades": "♠"}
-
-# Plain words for the house-rules choices.
-CHOICE_WORDS = {
-    "auto_trump": [(s, f"{SUIT_SYMBOLS[s]} {s.title()}") for s in rules.SUITS] + [("null", "None")],
-    "bidding": [(rules.ORDER_UP, "Order up"), (rules.TRICK_BIDDING, "Bid tricks")],
-    "all_pass": [(rules.NO_TRUMP_HAND, "Play with no trump"), (rules.REDEAL, "Redeal")],
-    "ties": [
-        ("lowest", "Lowest score wins"),
-        ("share", "All at or below 0 share"),
-        ("play_on", "Play on until one is lowest"),
-    ],
-    "players": [("3", "3"), ("4", "4"), ("3,4", "3 or 4")],
-    "auto_trump_dealer_needs": [("null", "No maker: all need 1")]
-    + [(str(n), f"Dealer makes it, needs {n}") for n in range(1, rules.TRICKS + 1)],
-    "no_drop_at_or_below": [("null", "Anyone may drop")]
-    + [(str(n), f"{n} or below must play") for n in range(0, 21)],
-    # RULES.md §4: a table may play without sets; the maker then just counts tricks.
-    "set_penalty": [(str(n), f"+{n}") for n in range(0, 26)] + [("null", "Just counts tricks")],
-    "sweep_wins": [("true", "Yes"), ("false", "No")],
-    "lone_maker_sweeps": [("true", "Yes"), ("false", "No")],
-}
-OPTION_LABELS = {
-    "starting_score": "Starting score",
-    "players": "Players",
-    "auto_trump": "Suit that is trump when turned",
-    "auto_trump_dealer_needs": "When that suit is turned",
-    "bidding": "Making trump",
-    "maker_needs": "Tricks a maker needs",
-    "min_bid": "Lowest bid",
-    "all_pass": "When everybody passes",
-    "no_drop_at_or_below": "Low scores must play",
-    "set_penalty": "A maker who falls short",
-    "zero_trick_penalty": "Points for taking no trick",
-    "sweep_wins": "All five tricks wins the match",
-    "lone_maker_sweeps": "…even for a maker everyone left alone",
-    "ties": "Several at or below 0",
-}
 WORD_OPTIONS = {"auto_trump", "bidding", "all_pass", "ties"}
 BOOL_OPTIONS = {"sweep_wins", "lone_maker_sweeps"}
 
@@ -69,32 +30,6 @@ def _option_value(name: str, text: str):
     if name in BOOL_OPTIONS:
         return text == "true"
     return text if name in WORD_OPTIONS else int(text)
-
-
-def _option_text(name: str, value) -> str:
-    """An option's value as its house-rules field writes it."""
-    if value is None:
-        return "null"
-    if name == "players":
-        return ",".join(str(n) for n in value)
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    return str(value)
-
-
-def house_rules_words(preset: str, ruleset: rules.Ruleset) -> list[str]:
-    """The table's changes to a preset, as the house-rules form words them."""
-    return [
-        f"{OPTION_LABELS[name]}: {_option_words(name, value)}"
-        for name, value in rules.ruleset_overrides(preset, ruleset).items()
-    ]
-
-
-def _option_words(name: str, value) -> str:
-    if name == "set_penalty" and value is not None:
-        return f"+{value}"  # as the form's choices word it, even beyond them
-    text = _option_text(name, value)
-    return dict(CHOICE_WORDS.get(name, [])).get(text, text)
 
 
 EMAIL_HELP = "Only for a mail to reset a forgotten password."
@@ -201,7 +136,7 @@ class MatchForm(forms.Form):
         preset = self.chosen_preset.ruleset
         for name in rules.OPTION_NAMES:
             value = getattr(preset, name)
-            shown = dict(CHOICE_WORDS.get(name, [])).get(_option_text(name, value))
+            shown = dict(CHOICE_WORDS.get(name, [])).get(option_text(name, value))
             yield self[f"rule_{name}"], shown or ("none" if value is None else value)
 
     def dealer_choices(self):
@@ -276,19 +211,6 @@ class MatchForm(forms.Form):
         return data
 
 
-def deal_for_jack(names: list[str], rnd: random.Random | None = None):
-    """Deal a shuffled Euchre deck face up, one card a seat in turn, until a Jack falls."""
-    deck = list(DECK)
-    (rnd or random).shuffle(deck)
-    dealt = []
-    for i, (rank, suit) in enumerate(deck):
-        seat = i % len(names)
-        dealt.append((seat, names[seat], rank, SUIT_SYMBOLS[suit], suit))
-        if rank == "J":
-            return dealt, names[seat]
-    raise AssertionError("a Euchre deck always holds a Jack")
-
-
 class WriteForm(forms.Form):
     """What every write to a match carries: the hand it is about, and the version of the
     match its page was drawn from (hidden inputs)."""
@@ -303,9 +225,13 @@ class WriteForm(forms.Form):
 
 
 class HandForm(WriteForm):
-    """One hand. The fields shown follow the engine's HandShape for the chosen upcard."""
+    """One hand. It asks what the engine's HandShape asks for the answers so far, and shows
+    what the engine says of them; it knows no rule of its own.
 
-    checking = False  # True while the hand is being filled in, not yet saved
+    While the hand is being filled in (`checking`), an answer to a question no longer asked
+    (a maker tapped before a turned club) is forgotten; a Save sends exactly what it holds
+    to the engine, which refuses what does not fit.
+    """
 
     upcard = forms.ChoiceField(label="Upcard", choices=Suit.choices, widget=forms.RadioSelect)
     maker = forms.ChoiceField(label="Who made trump?", required=False, widget=forms.RadioSelect)
@@ -313,156 +239,176 @@ class HandForm(WriteForm):
         label="Trump", required=False, choices=Suit.choices, widget=forms.RadioSelect
     )
     bid = forms.TypedChoiceField(
-        label="Bid", required=False, coerce=int, empty_value=None, widget=forms.RadioSelect
+        label="Bid",
+        required=False,
+        coerce=int,
+        empty_value=None,
+        widget=forms.RadioSelect,
+        error_messages={"invalid_choice": "That bid is not one of the bids shown."},
     )
     dropped = forms.MultipleChoiceField(
         label="Dropped out", required=False, widget=forms.CheckboxSelectMultiple
     )
 
-    def __init__(self, state: rules.MatchState, *args, step: str | None = None, **kwargs):
+    def __init__(self, state: rules.MatchState, *args, checking: bool = False, **kwargs):
         super().__init__(*args, **kwargs)
         self.state = state
-        players = [(p, p) for p in state.players]
+        self.checking = checking  # True while the hand is being filled in, not yet saved
         # Seats, not names, so that no name can be mistaken for "everybody passed".
         seats = [(str(i), p) for i, p in enumerate(state.players)]
         self.fields["maker"].choices = seats + [(PASS, "Everybody passed")]
-        self.fields["dropped"].choices = players
-        self.fields["bid"].choices = [(n, str(n)) for n in range(1, rules.TRICKS + 1)]
+        self.fields["dropped"].choices = [(p, p) for p in state.players]
+        self.shape = self._shape()
+        if self.shape is None:
+            return  # the upcard's own error says what to do first
+        if self.is_bound and checking:
+            self.data = self._forget_unasked()
+        self.fields["bid"].choices = [(n, str(n)) for n in self.shape.bids]
+        counts = self.shape.trick_counts
         for i, p in enumerate(state.players):
-            self.fields[f"t{i}"] = forms.IntegerField(
+            wrong = f"{p}'s tricks must be a whole number from {counts[0]} to {counts[-1]}."
+            self.fields[f"t{i}"] = forms.TypedChoiceField(
                 label=f"{p}'s tricks",
-                min_value=0,
-                max_value=rules.TRICKS,
-                initial=0,
+                choices=[(n, str(n)) for n in counts],
+                coerce=int,
+                empty_value=None,
                 required=False,
-                error_messages={
-                    "invalid": f"{p}'s tricks must be a whole number from 0 to 5.",
-                    "min_value": f"{p}'s tricks must be a whole number from 0 to 5.",
-                    "max_value": f"{p}'s tricks must be a whole number from 0 to 5.",
-                },
+                widget=forms.RadioSelect,
+                error_messages={"invalid_choice": wrong},
             )
-        if self.is_bound and step:
-            self._apply_step(step)
 
-    def _apply_step(self, step: str):
-        """A tap on a +/- stepper: `"2:+1"` adds a trick to seat 2."""
-        seat, _, delta = step.partition(":")
-        key = f"t{seat}"
-        if key not in self.fields or delta not in ("+1", "-1"):
-            return
-        self.data = self.data.copy()
-        try:
-            now = int(self.data.get(key) or 0)
-        except ValueError:
-            now = 0
-        self.data[key] = str(min(rules.TRICKS, max(0, now + int(delta))))
+    # --- the answers so far, read before the form is cleaned -------------------------------
 
-    # --- what the form shows, all from the engine's HandShape -----------------------------
-
-    def _value(self, name):
+    def _raw(self, name: str) -> str | None:
         if self.is_bound:
             return self.data.get(name) or None
-        return self.initial.get(name)
+        value = self.initial.get(name)
+        return None if value is None else str(value)
 
-    @property
-    def shape(self) -> rules.HandShape | None:
-        upcard = self._value("upcard")
-        return self.state.shape(upcard) if upcard in rules.SUITS else None
-
-    @property
-    def maker_name(self) -> str | None:
-        shape = self.shape
-        if shape and shape.automatic:
-            return shape.maker
-        return self._seat_name(self._value("maker"))
+    def _raw_list(self, name: str) -> list[str]:
+        if self.is_bound:
+            return self.data.getlist(name) if hasattr(self.data, "getlist") else []
+        return list(self.initial.get(name) or [])
 
     def _seat_name(self, seat) -> str | None:
         return {str(i): p for i, p in enumerate(self.state.players)}.get(str(seat))
 
+    def _shape(self) -> rules.HandShape | None:
+        upcard = self._raw("upcard")
+        if upcard not in rules.SUITS:
+            return None
+        maker = self._raw("maker")
+        return self.state.shape(upcard, self._seat_name(maker), passed=maker == PASS)
+
+    def asks(self, question: str) -> bool:
+        return self.shape is not None and question in self.shape.asks
+
+    def _forget_unasked(self):
+        """The answers, less those to questions the engine no longer asks (a maker tapped
+        before a turned club) and less the drops of players who must play."""
+        data = self.data.copy()
+        for question in (rules.ASK_MAKER, rules.ASK_TRUMP, rules.ASK_BID, rules.ASK_DROPPED):
+            if not self.asks(question) and question in data:
+                del data[question]
+        if hasattr(data, "setlist"):
+            dropped = [p for p in data.getlist("dropped") if p not in self.shape.must_play]
+            data.setlist("dropped", dropped)
+        return data
+
     @property
-    def everybody_passed(self) -> bool:
-        return self._value("maker") == PASS
+    def trump_choice(self) -> str | None:
+        """The trump tile to show chosen: the one tapped, or the engine's default."""
+        trump = self._raw("trump")
+        return trump if trump in rules.SUITS else self.shape.default_trump
 
-    def dropped_names(self) -> list[str]:
-        values = self.data.getlist("dropped") if self.is_bound else self.initial.get("dropped", [])
-        return [p for p in self.state.players if p in values and p != self.maker_name]
+    def _dropped(self) -> list[str]:
+        values = self._raw_list("dropped")
+        return [p for p in self.state.players if p in values]
 
-    def must_play(self) -> dict[str, str]:
-        """Who may not drop out, and why, as the engine sees this hand so far."""
-        shape = self.shape
-        if shape is None:
-            return {}
-        reasons = {}
-        if shape.automatic:
-            return dict.fromkeys(self.state.players, "turned " + shape.upcard)
-        if self.everybody_passed:
-            return dict.fromkeys(self.state.players, "no trump")
-        for p in shape.must_play:
-            reasons[p] = f"at {self.state.scores[p]}"
-        if self.maker_name:
-            reasons[self.maker_name] = "maker"
-        return reasons
+    def _tricks(self, i: int) -> int | None:
+        try:
+            return self.fields[f"t{i}"].clean(self._raw(f"t{i}"))
+        except forms.ValidationError:
+            return None  # the field's own error says so
 
     def players(self) -> list[dict]:
-        """One row a seat: name, whether dropped, tricks, why they must play, field name."""
-        return list(self._rows())
+        """One row a seat: name, field, whether they dropped or play, their tricks (None until
+        told, or until the others' tricks fix them) and why they must play, if they must."""
+        if not hasattr(self, "_rows"):
+            self._rows = list(self._make_rows())
+        return self._rows
 
-    def _rows(self):
-        dropped = set(self.dropped_names())
-        must = self.must_play()
-        lone = (
-            self.maker_name
-            if self.maker_name and len(dropped) == len(self.state.players) - 1
-            else None
-        )
+    def _make_rows(self):
+        shape = self.shape
+        if shape is None:
+            return
+        dropped = self._dropped()
+        playing = [p for p in self.state.players if p not in dropped]
+        told = {}
+        if self.asks(rules.ASK_TRICKS):
+            seat = {p: i for i, p in enumerate(self.state.players)}
+            told = shape.fill_in({p: self._tricks(seat[p]) for p in playing})
         for i, p in enumerate(self.state.players):
-            try:
-                tricks = rules.TRICKS if lone == p else int(self._value(f"t{i}") or 0)
-            except ValueError:
-                tricks = 0  # the field's own error says so
             yield {
                 "seat": i,
                 "name": p,
-                "dropped": p in dropped,
-                "tricks": tricks,
-                "must_play": must.get(p),
                 "field": f"t{i}",
+                "dropped": p in dropped,
+                "plays": p in told,
+                "tricks": told.get(p),
+                "must_play": shape.must_play.get(p),
+                "score": self.state.scores[p],
             }
 
-    def tricks_left(self) -> int:
-        return rules.TRICKS - sum(r["tricks"] for r in self.players() if not r["dropped"])
+    def tricks_told(self) -> dict:
+        """How far the tricks have been given: how many are left, and who has none yet."""
+        rows = [r for r in self.players() if r["plays"]]
+        given = sum(r["tricks"] for r in rows if r["tricks"] is not None)
+        return {
+            "left": self.shape.tricks - given,
+            "blank": [r["name"] for r in rows if r["tricks"] is None],
+        }
 
     # --- checking -------------------------------------------------------------------------
 
     def clean(self):
         data = super().clean()
-        if self.errors:
+        shape = self.shape
+        if self.errors or shape is None:
             return data
-        shape = self.state.shape(data["upcard"])
-        players = self.state.players
-        everybody_passed = data.get("maker") == PASS
-        maker = self._seat_name(data.get("maker"))
-        rows = {r["name"]: r for r in self.players()}
-        if everybody_passed and shape.all_pass == rules.REDEAL:
-            hand = rules.Hand(data["upcard"], passed=True)
+        if shape.redeal:
+            return self._score(data, rules.Hand(data["upcard"], passed=True))
+        # The next question not yet answered, in the order the engine asks them.
+        if self.asks(rules.ASK_MAKER) and shape.maker is None and not shape.passed:
+            self.add_error("maker", "Who made trump? Tap them, or Everybody passed.")
+            return data
+        if self.asks(rules.ASK_BID) and data.get("bid") is None:
+            self.add_error("bid", f"How many tricks did {shape.maker} bid?")
+            return data
+        blank = self.tricks_told()["blank"]
+        if blank:
+            self.add_error(None, f"Tap how many tricks {rules.join_names(blank)} took.")
+            return data
+        if shape.passed:
+            trump = rules.NO_TRUMP
+        elif self.asks(rules.ASK_TRUMP):
+            trump = data.get("trump") or shape.default_trump
         else:
-            if everybody_passed:
-                trump = rules.NO_TRUMP
-            elif shape.automatic:
-                trump = None
-            else:
-                trump = data.get("trump") or data["upcard"]
-            dropped = tuple(p for p in players if p in data.get("dropped", []))
-            hand = rules.Hand(
-                upcard=data["upcard"],
-                trump=trump,
-                maker=maker,
-                bid=data.get("bid"),
-                dropped=dropped,
-                tricks={p: rows[p]["tricks"] for p in players if p not in dropped},
-            )
+            trump = None  # the rules give it (a turned automatic suit)
+        rows = self.players()
+        hand = rules.Hand(
+            upcard=data["upcard"],
+            trump=trump,
+            maker=self._seat_name(data.get("maker")),
+            bid=data.get("bid"),
+            dropped=tuple(r["name"] for r in rows if r["dropped"]),
+            tricks={r["name"]: r["tricks"] for r in rows if r["plays"]},
+        )
+        return self._score(data, hand)
+
+    def _score(self, data, hand: rules.Hand):
         try:
-            rules.check_hand(self.state, hand)
+            _, self.result = rules.play(self.state, hand)
         except rules.RuleError as e:
             field = e.field if e.field in ("upcard", "maker", "trump", "bid", "dropped") else None
             self.add_error(field, e.message)
@@ -471,24 +417,21 @@ class HandForm(WriteForm):
         return data
 
     def preview(self) -> list[dict]:
-        """Each player's change of score if this (valid) hand is saved."""
-        changes = rules.score_hand(self.state, self.hand)
-        maker, _ = rules.maker_of(self.state, self.hand)
-        set_maker = rules.maker_was_set(self.state, self.hand)
+        """Each player's change of score if this (valid) hand is saved, and why."""
+        result = self.result
         out = []
         for p in self.state.players:
-            took = self.hand.tricks.get(p)
-            if p in self.hand.dropped:
+            if p in result.hand.dropped:
                 note = "dropped"
-            elif self.hand.passed:
+            elif result.hand.passed:
                 note = "redeal"
-            elif p == maker and set_maker:
+            elif p in result.set:
                 note = "set"
-            elif took == 0:
+            elif p in result.euchred:
                 note = "no trick"
             else:
                 note = ""
-            out.append({"name": p, "change": changes[p], "note": note})
+            out.append({"name": p, "change": result.changes[p], "note": note})
         return out
 
     @classmethod
@@ -507,15 +450,5 @@ class HandForm(WriteForm):
             "dropped": list(hand.dropped),
         }
         for i, p in enumerate(players):
-            initial[f"t{i}"] = hand.tricks.get(p, 0)
+            initial[f"t{i}"] = hand.tricks.get(p)
         return initial
-
-
-def stakes_text(stakes: rules.Stakes) -> str:
-    """ "$1.00 a game, $0.10 a point", or "no stakes"."""
-    parts = [
-        f"{money(getattr(stakes, k), stakes.currency)} {word}"
-        for k, word in (("per_game", "a game"), ("per_point", "a point"), ("per_set", "a set"))
-        if getattr(stakes, k)
-    ]
-    return ", ".join(parts) if parts else "no stakes"

@@ -7,6 +7,7 @@ numbers in comments refer to it.
 
 from __future__ import annotations
 
+import random
 import re
 import unicodedata
 from dataclasses import astuple, dataclass, field, fields, replace
@@ -20,6 +21,18 @@ ORDER_UP, TRICK_BIDDING = "order_up", "tricks"
 NO_TRUMP_HAND, REDEAL = "no_trump", "redeal"
 TIES = ("lowest", "share", "play_on")
 SWEEP, ZERO = "sweep", "zero"
+# Why a player may not drop out of a hand (§3), most telling first.
+MAKER, TURNED, NO_TRUMP_PLAYED, LOW_SCORE = "maker", "turned", "no_trump", "low_score"
+# The questions a hand can ask once its upcard is known, in the order a table answers them.
+ASK_MAKER, ASK_TRUMP, ASK_BID, ASK_DROPPED, ASK_TRICKS = (
+    "maker",
+    "trump",
+    "bid",
+    "dropped",
+    "tricks",
+)
+RANKS = ("9", "10", "J", "Q", "K", "A")
+DECK = tuple((rank, suit) for suit in SUITS for rank in RANKS)  # a Euchre deck (§1)
 MONEY = re.compile(r"[0-9]+(\.[0-9]{1,2})?")  # a non-negative amount, at most two places
 
 
@@ -298,6 +311,21 @@ def check_table(ruleset: Ruleset, players: list[str] | tuple[str, ...], first_de
         )
 
 
+def deal_for_jack(players, rnd: random.Random | None = None):
+    """Choose the first dealer as tables do (§1): deal a shuffled Euchre deck face up, one card
+    to each seat in turn, until a Jack falls. Returns the cards dealt, as (seat, player, rank,
+    suit), and the player who got the Jack."""
+    deck = list(DECK)
+    (rnd or random).shuffle(deck)
+    dealt = []
+    for i, (rank, suit) in enumerate(deck):
+        seat = i % len(players)
+        dealt.append((seat, players[seat], rank, suit))
+        if rank == "J":
+            return dealt, players[seat]
+    raise AssertionError("a Euchre deck always holds a Jack")
+
+
 # --- Hands (§2–§4, §9) ---------------------------------------------------------------------
 
 
@@ -317,17 +345,44 @@ class Hand:
 
 @dataclass(frozen=True)
 class HandShape:
-    """What the rules ask of a hand once its upcard is known; the hand form is built on this."""
+    """What the rules ask of a hand once its upcard is known and, when given, who made trump
+    or that everybody passed. The hand form asks exactly `asks` and shows nothing else."""
 
     upcard: str
     automatic: bool  # the upcard's suit is trump; no bidding
-    trump: str | None  # the trump where the rules fix it
-    maker: str | None  # the maker where the rules name one (the dealer on automatic hands)
-    needs: int | None  # what that fixed maker needs
-    asks_bid: bool
-    bids: tuple[int, ...]
+    trump: str | None  # the trump where the rules fix it (NO_TRUMP once everybody passed)
+    default_trump: str | None  # the trump a maker takes unless they name another
+    maker: str | None  # the dealer on automatic hands that have a maker; else the maker named
+    needs: int | None  # what the maker needs where the rules, not a bid, say so
+    asks_bid: bool  # the maker bids for tricks, and needs the bid
+    bids: tuple[int, ...]  # the bids allowed
     all_pass: str | None  # NO_TRUMP_HAND or REDEAL when everyone may pass; None when not
-    must_play: tuple[str, ...]  # who may not drop whatever happens (before a maker is named)
+    must_play: dict  # who may not drop out, and why: MAKER, TURNED, NO_TRUMP_PLAYED, LOW_SCORE
+    passed: bool = False  # everybody passed
+    asks: tuple[str, ...] = ()  # the questions still to put to the table, in order
+    tricks: int = TRICKS  # tricks in the hand (§1)
+
+    @property
+    def redeal(self) -> bool:
+        """Everybody passed and the cards are dealt again: nothing is played or scored."""
+        return self.passed and self.all_pass == REDEAL
+
+    @property
+    def trick_counts(self) -> range:
+        """Every number of tricks one player can take."""
+        return range(self.tricks + 1)
+
+    def fill_in(self, tricks: dict) -> dict:
+        """The tricks of the players who played, None where not yet known, with the last one
+        filled in where the others fix it: they take what is left. A maker everyone else
+        left alone takes every trick (§3), whatever was told before."""
+        if len(tricks) == 1:
+            return dict.fromkeys(tricks, self.tricks)
+        unknown = [p for p, n in tricks.items() if n is None]
+        left = self.tricks - sum(n for n in tricks.values() if n is not None)
+        if len(unknown) != 1 or left < 0:
+            return dict(tricks)
+        return {**tricks, unknown[0]: left}
 
 
 def join_names(names) -> str:
@@ -343,6 +398,14 @@ class HandResult:
     changes: dict
     scores: dict
     sweep: str | None = None  # who took all five, when it counts as a sweep
+    shape: HandShape | None = None  # what the rules made of the hand (its maker, what they needed)
+    set: tuple[str, ...] = ()  # the maker who fell short, where sets count (§4)
+    euchred: tuple[str, ...] = ()  # who played and took no trick, maker or not (§12)
+
+    @property
+    def short(self) -> tuple[str, ...]:
+        """Who fell short, for money per set (§6): set, or played and took no trick."""
+        return tuple(dict.fromkeys(self.set + self.euchred))
 
 
 @dataclass(frozen=True)
@@ -372,24 +435,46 @@ class MatchState:
             return ()
         return tuple(p for p in self.players if self.scores[p] <= limit)
 
-    def shape(self, upcard: str) -> HandShape:
-        """What the next hand needs to know, given its upcard."""
+    def shape(self, upcard: str, maker: str | None = None, passed: bool = False) -> HandShape:
+        """What the next hand asks, given its upcard and, once known, who made trump (or that
+        everybody passed). Both are ignored where the rules decide them."""
         r = self.ruleset
         if upcard not in SUITS:
             raise RuleError("bad_file", f"{upcard!r} is not a suit.", "upcard")
         automatic = upcard == r.auto_trump
-        dealer_maker = automatic and r.auto_trump_dealer_needs is not None
         bidding = not automatic and r.bidding == TRICK_BIDDING
+        passed = passed and not automatic
+        if automatic:
+            maker = self.dealer if r.auto_trump_dealer_needs is not None else None
+            needs = r.auto_trump_dealer_needs if maker else None
+            trump, asks = upcard, (ASK_TRICKS,)
+            must_play = dict.fromkeys(self.players, TURNED)
+        elif passed:
+            maker, needs, trump = None, None, NO_TRUMP
+            redeal = r.all_pass == REDEAL
+            asks = (ASK_MAKER,) if redeal else (ASK_MAKER, ASK_TRICKS)
+            must_play = {} if redeal else dict.fromkeys(self.players, NO_TRUMP_PLAYED)
+        else:
+            needs, trump = (None if bidding else r.maker_needs), None
+            asks = (ASK_MAKER,)
+            if maker is not None:
+                asks += (ASK_TRUMP,) + ((ASK_BID,) if bidding else ()) + (ASK_DROPPED, ASK_TRICKS)
+            must_play = dict.fromkeys(self.must_play(), LOW_SCORE)
+        if maker is not None:
+            must_play[maker] = MAKER
         return HandShape(
             upcard=upcard,
             automatic=automatic,
-            trump=upcard if automatic else None,
-            maker=self.dealer if dealer_maker else None,
-            needs=r.auto_trump_dealer_needs if dealer_maker else None,
+            trump=trump,
+            default_trump=upcard,
+            maker=maker,
+            needs=needs,
             asks_bid=bidding,
             bids=tuple(range(r.min_bid, TRICKS + 1)) if bidding else (),
             all_pass=None if automatic else r.all_pass,
-            must_play=self.players if automatic else self.must_play(),
+            must_play={p: must_play[p] for p in self.players if p in must_play},
+            passed=passed,
+            asks=asks,
         )
 
 
@@ -411,6 +496,11 @@ def _is_tricks(value) -> bool:
 
 def check_hand(state: MatchState, hand: Hand) -> None:
     """Raise RuleError for the first rule the hand breaks (§9); return None if it is sound."""
+    _check(state, hand)
+
+
+def _check(state: MatchState, hand: Hand) -> HandShape:
+    """check_hand, answering the shape of the sound hand."""
     r = state.ruleset
     players = state.players
     if state.finished:
@@ -439,7 +529,7 @@ def check_hand(state: MatchState, hand: Hand) -> None:
             f"{join_names(twice)} is listed twice; each player either drops out or plays.",
             "dropped",
         )
-    shape = state.shape(hand.upcard)
+    shape = state.shape(hand.upcard, hand.maker, hand.passed or hand.trump == NO_TRUMP)
     if hand.passed:
         if shape.automatic:
             raise RuleError(
@@ -454,7 +544,7 @@ def check_hand(state: MatchState, hand: Hand) -> None:
                 "not redealt.",
                 "trump",
             )
-        return
+        return shape
     missing = [p for p in players if p not in listed]
     if missing:
         raise RuleError(
@@ -537,24 +627,23 @@ def check_hand(state: MatchState, hand: Hand) -> None:
             raise RuleError("bad_bid", "With these rules trump is ordered up, not bid for.", "bid")
 
     # Staying in or dropping out (§3).
-    no_trump = hand.trump == NO_TRUMP
-    maker = hand.maker if hand.maker is not None else shape.maker
     for p in hand.dropped:
-        if p == maker:
+        why = shape.must_play.get(p)
+        if why == MAKER:
             raise RuleError("must_play", f"{p} made trump, so {p} can't drop out.", "dropped")
-        if shape.automatic:
+        if why == TURNED:
             raise RuleError(
                 "must_play",
                 f"Nobody may drop out when a {hand.upcard[:-1]} is turned, so {p} must play.",
                 "dropped",
             )
-        if no_trump:
+        if why == NO_TRUMP_PLAYED:
             raise RuleError(
                 "must_play",
                 f"Nobody may drop out of a no-trump hand, so {p} must play.",
                 "dropped",
             )
-        if p in shape.must_play:
+        if why == LOW_SCORE:
             raise RuleError(
                 "must_play",
                 f"{p} is at {state.scores[p]}, and at {r.no_drop_at_or_below} or below "
@@ -562,28 +651,26 @@ def check_hand(state: MatchState, hand: Hand) -> None:
                 "dropped",
             )
     total = sum(hand.tricks.values())
-    if total != TRICKS:
+    if total != shape.tricks:
         raise RuleError(
             "tricks_total",
-            f"The tricks add up to {total}; a hand always has {TRICKS}.",
+            f"The tricks add up to {total}; a hand always has {shape.tricks}.",
             "tricks",
         )
+    return shape
 
 
 def score_hand(state: MatchState, hand: Hand) -> dict:
     """Each player's change of score for a hand (§4), after checking it."""
-    check_hand(state, hand)
-    return _outcome(state, hand)[0]
+    return play(state, hand)[1].changes
 
 
 def maker_of(state: MatchState, hand: Hand) -> tuple[str | None, int | None]:
     """Who made trump in a hand and the tricks they needed (§2); (None, None) with no maker."""
-    if hand.passed or hand.trump == NO_TRUMP:
+    shape = state.shape(hand.upcard, hand.maker, hand.passed or hand.trump == NO_TRUMP)
+    if shape.maker is None:
         return None, None
-    shape = state.shape(hand.upcard)
-    if shape.automatic:
-        return shape.maker, shape.needs
-    return hand.maker, hand.bid if shape.asks_bid else state.ruleset.maker_needs
+    return shape.maker, hand.bid if shape.asks_bid else shape.needs
 
 
 def maker_was_set(state: MatchState, hand: Hand) -> bool:
@@ -594,30 +681,36 @@ def maker_was_set(state: MatchState, hand: Hand) -> bool:
     return hand.tricks[maker] < needs
 
 
-def _outcome(state: MatchState, hand: Hand) -> tuple[dict, list]:
-    """The changes of score of a checked hand, and who fell short in it (§4, §6)."""
+def _outcome(state: MatchState, hand: Hand, shape: HandShape) -> tuple[dict, tuple, tuple]:
+    """The changes of score of a checked hand, who was set and who was euchred (§4, §12)."""
     r = state.ruleset
     changes = dict.fromkeys(state.players, 0)
-    short = []
-    maker, needs = maker_of(state, hand)
-    for p, took in hand.tricks.items():
+    needs = hand.bid if shape.asks_bid else shape.needs
+    set_, euchred = [], []
+    for p in state.players:
+        took = hand.tricks.get(p)
+        if took is None:
+            continue  # dropped, or nobody played
         # With no set penalty the maker is scored like everyone else who played (§4).
-        set_maker = p == maker and r.set_penalty is not None
-        made = took >= needs if set_maker else took > 0
-        if made:
-            changes[p] = -took
+        if p == shape.maker and r.set_penalty is not None and took < needs:
+            changes[p] = r.set_penalty
+            set_.append(p)
+        elif took == 0:
+            changes[p] = r.zero_trick_penalty
         else:
-            changes[p] = r.set_penalty if set_maker else r.zero_trick_penalty
-            short.append(p)
-    return changes, short
+            changes[p] = -took
+        if took == 0:
+            euchred.append(p)
+    return changes, tuple(set_), tuple(euchred)
 
 
 def play(state: MatchState, hand: Hand) -> tuple[MatchState, HandResult]:
     """Check and score one hand: the match after it, and what the hand did."""
-    check_hand(state, hand)
+    shape = _check(state, hand)
     r = state.ruleset
-    changes, short = _outcome(state, hand)
+    changes, set_, euchred = _outcome(state, hand, shape)
     scores = {p: state.scores[p] + changes[p] for p in state.players}
+    short = set_ + euchred
     sets = state.sets
     if short:
         sets = {p: n + (p in short) for p, n in sets.items()}
@@ -625,7 +718,7 @@ def play(state: MatchState, hand: Hand) -> tuple[MatchState, HandResult]:
     if r.sweep_wins and not hand.passed:
         for p, took in hand.tricks.items():
             lone = len(hand.tricks) == 1
-            if took == TRICKS and (not lone or r.lone_maker_sweeps):
+            if took == shape.tricks and (not lone or r.lone_maker_sweeps):
                 sweep = p
     winners, won_by = (), None
     if sweep:
@@ -651,7 +744,10 @@ def play(state: MatchState, hand: Hand) -> tuple[MatchState, HandResult]:
         winners=winners,
         won_by=won_by,
     )
-    return after, HandResult(number, state.dealer, hand, changes, scores, sweep)
+    result = HandResult(
+        number, state.dealer, hand, changes, scores, sweep, shape, set=set_, euchred=euchred
+    )
+    return after, result
 
 
 def replay(state: MatchState, hands) -> tuple[MatchState, list[HandResult]]:

@@ -3,7 +3,6 @@ from __future__ import annotations
 import functools
 import io
 import zipfile
-from dataclasses import replace
 from datetime import timedelta
 from functools import wraps
 
@@ -33,18 +32,9 @@ from django_htmx.http import HttpResponseClientRedirect, reswap, retarget
 
 from games import matchfile, rules
 from games.checks import password_reset_on, reset_domain
-from games.forms import (
-    SUIT_SYMBOLS,
-    EmailForm,
-    HandForm,
-    MatchForm,
-    SignupForm,
-    WriteForm,
-    deal_for_jack,
-    house_rules_words,
-    stakes_text,
-)
+from games.forms import EmailForm, HandForm, MatchForm, SignupForm, WriteForm
 from games.models import MAX_HANDS, Match, Night, Player, Stale
+from games.templatetags.games import SUIT_SYMBOLS, house_rules_words, stakes_text
 
 
 def _partial(request: HttpRequest, template: str, partial: str) -> str:
@@ -65,14 +55,14 @@ def _get_match(request: HttpRequest, pk: int) -> Match:
     return get_object_or_404(Match.objects.with_hands(), pk=pk, owner=request.user)
 
 
-def _describe(hand: rules.Hand, state: rules.MatchState) -> str:
+def _describe(result: rules.HandResult) -> str:
     """A hand in a few words: "♥ turned · Bob ordered up · Cat out"."""
+    hand, shape = result.hand, result.shape
     turned = f"{SUIT_SYMBOLS[hand.upcard]} turned"
     if hand.passed:
         return f"{turned} · all passed: redeal"
     if hand.trump == rules.NO_TRUMP:
         return f"{turned} · all passed: no trump"
-    shape = state.shape(hand.upcard)
     if shape.automatic:
         made = f"{shape.maker} (dealer) must take {shape.needs}" if shape.maker else "all play"
         return f"{turned} · {made}"
@@ -103,7 +93,7 @@ def _summary(match: Match, replayed=None, all_hands: bool = False) -> dict:
             {
                 "number": result.number,
                 "dealer": result.dealer,
-                "text": _describe(result.hand, replace(start, dealer=result.dealer)),
+                "text": _describe(result),
                 "cells": [(p, result.changes[p], result.scores[p]) for p in state.players],
             }
         )
@@ -216,9 +206,8 @@ def _stale_board(
     if entry is not None and not state.finished:
         data = entry.copy()
         data.update({"number": state.hands + 1, "version": match.version})
-        form = HandForm(state, data)
+        form = HandForm(state, data, checking=True)
         form.is_valid()
-        form.checking = True
     elif entry is not None:
         notice += " The match is over, so what you entered was not saved."
     response = _board(request, match, form, notice=notice, status=409)
@@ -311,7 +300,7 @@ def match_create(request: HttpRequest) -> HttpResponse:
     if request.method == "POST":
         names = form.names()
         if "jack" in request.POST and names:
-            deal, first = deal_for_jack(names)
+            deal, first = rules.deal_for_jack(names)
             form.data = form.data.copy()
             form.data["dealer"] = str(form.seat_names().index(first))
         elif "add" in request.POST:
@@ -454,12 +443,8 @@ def hand_check(request: HttpRequest, pk: int, number: int | None = None) -> Http
     state, _ = match.replay(hands[: number - 1] if editing else hands)
     if state.finished:
         return _go(request, match)
-    # With JavaScript the phone counts stepper taps itself (static/js/app.js); only a
-    # plain post leaves the counting to the server.
-    step = None if request.htmx else request.POST.get("step")
-    form = HandForm(state, request.POST, step=step)
+    form = HandForm(state, request.POST, checking=True)
     form.is_valid()
-    form.checking = True
     if editing:
         return _edit_page(request, match, number, form)
     if request.htmx:
@@ -502,9 +487,8 @@ def _stale_edit(request: HttpRequest, pk: int, number: int) -> HttpResponse:
         return _go(request, match)
     data = request.POST.copy()
     data["version"] = match.version
-    form = HandForm(state, data)
+    form = HandForm(state, data, checking=True)
     form.is_valid()
-    form.checking = True
     notice = (
         "The hands were changed on another phone. Your change is kept: save it again to use it."
     )

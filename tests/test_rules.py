@@ -408,7 +408,7 @@ def test_no_hand_is_accepted_after_the_match_is_over():
 def test_threshold_counts_the_score_before_the_hand():
     state = start("three-widow", THREE, CAT, scores={ANN: 6, BOB: 5})
     assert state.must_play() == (BOB,)
-    assert state.shape("hearts").must_play == (BOB,)
+    assert state.shape("hearts").must_play == {BOB: rules.LOW_SCORE}
     rules.check_hand(state, hand("hearts", {BOB: 2, CAT: 3}, "hearts", CAT, [ANN]))
 
 
@@ -644,6 +644,161 @@ def test_money_refuses_anything_but_a_plain_amount(text):
         rules.parse_money(text)
 
 
+# --- What a hand asks (HandShape) and what it did (HandResult) ------------------------------
+
+SEATS = {name: THREE if 3 in p.ruleset.players else FOUR for name, p in rules.PRESETS.items()}
+
+
+@pytest.mark.parametrize("preset", sorted(rules.PRESETS))
+@pytest.mark.parametrize("upcard", rules.SUITS)
+def test_every_hand_has_five_tricks_and_a_player_takes_from_none_to_all(preset, upcard):
+    shape = start(preset, SEATS[preset], ANN).shape(upcard)
+    assert shape.tricks == 5 and list(shape.trick_counts) == [0, 1, 2, 3, 4, 5]
+
+
+@pytest.mark.parametrize("preset", sorted(rules.PRESETS))
+def test_the_bids_allowed_run_from_the_lowest_bid_to_five_and_only_when_bidding(preset):
+    state = start(preset, SEATS[preset], ANN)
+    r = state.ruleset
+    for upcard in rules.SUITS:
+        shape = state.shape(upcard)
+        if r.bidding == rules.TRICK_BIDDING and upcard != r.auto_trump:
+            assert shape.asks_bid and shape.bids == tuple(range(r.min_bid, 6))
+            assert shape.needs is None  # the bid says what the maker needs
+        else:
+            assert not shape.asks_bid and shape.bids == ()
+
+
+def test_a_house_rule_lowest_bid_changes_the_bids_allowed():
+    assert start("dirty-clubs", min_bid=4).shape("hearts").bids == (4, 5)
+
+
+@pytest.mark.parametrize("preset", sorted(rules.PRESETS))
+def test_a_maker_takes_the_upcards_suit_unless_they_name_another(preset):
+    state = start(preset, SEATS[preset], ANN)
+    for upcard in rules.SUITS:
+        shape = state.shape(upcard, BOB)
+        assert shape.default_trump == upcard
+        assert shape.trump == (upcard if upcard == state.ruleset.auto_trump else None)
+
+
+@pytest.mark.parametrize("preset", sorted(rules.PRESETS))
+def test_an_order_up_maker_needs_what_the_rules_say(preset):
+    state = start(preset, SEATS[preset], ANN)
+    r = state.ruleset
+    shape = state.shape(next(s for s in rules.SUITS if s != r.auto_trump), BOB)
+    assert shape.maker == BOB and shape.must_play[BOB] == rules.MAKER
+    assert shape.needs == (None if r.bidding == rules.TRICK_BIDDING else r.maker_needs)
+
+
+@pytest.mark.parametrize("preset", sorted(rules.PRESETS))
+def test_on_a_turned_automatic_suit_everyone_plays_and_the_dealer_may_be_the_maker(preset):
+    seats = SEATS[preset]
+    state = start(preset, seats, CAT)
+    r = state.ruleset
+    if r.auto_trump is None:
+        assert not any(state.shape(s).automatic for s in rules.SUITS)
+        return
+    shape = state.shape(r.auto_trump, BOB)  # a maker named anyway is not taken
+    assert shape.automatic and shape.asks == (rules.ASK_TRICKS,) and shape.all_pass is None
+    if r.auto_trump_dealer_needs is None:
+        assert (shape.maker, shape.needs) == (None, None)
+        assert shape.must_play == dict.fromkeys(seats, rules.TURNED)
+    else:
+        assert (shape.maker, shape.needs) == (CAT, r.auto_trump_dealer_needs)
+        assert shape.must_play == {p: rules.MAKER if p == CAT else rules.TURNED for p in seats}
+
+
+@pytest.mark.parametrize("preset", sorted(rules.PRESETS))
+def test_the_questions_follow_the_hand_as_it_is_told(preset):
+    seats = SEATS[preset]
+    state = start(preset, seats, ANN)
+    r = state.ruleset
+    upcard = next(s for s in rules.SUITS if s != r.auto_trump)
+    assert state.shape(upcard).asks == ("maker",)
+    bid = ("bid",) if r.bidding == rules.TRICK_BIDDING else ()
+    assert state.shape(upcard, BOB).asks == ("maker", "trump", *bid, "dropped", "tricks")
+    passed = state.shape(upcard, BOB, passed=True)
+    assert passed.passed and passed.maker is None and passed.trump == NO_TRUMP
+    if r.all_pass == rules.REDEAL:
+        assert passed.redeal and passed.asks == ("maker",) and passed.must_play == {}
+    else:
+        assert not passed.redeal and passed.asks == ("maker", "tricks")
+        assert passed.must_play == dict.fromkeys(seats, rules.NO_TRUMP_PLAYED)
+
+
+def test_low_scores_must_play_and_a_low_maker_must_play_as_the_maker():
+    state = start("three-widow", THREE, CAT, scores={ANN: 5, BOB: 4, CAT: 6})
+    assert state.shape("hearts").must_play == {ANN: rules.LOW_SCORE, BOB: rules.LOW_SCORE}
+    assert state.shape("hearts", BOB).must_play == {ANN: rules.LOW_SCORE, BOB: rules.MAKER}
+    assert state.shape("hearts", CAT).must_play == {
+        ANN: rules.LOW_SCORE,
+        BOB: rules.LOW_SCORE,
+        CAT: rules.MAKER,
+    }
+
+
+def test_the_last_player_takes_what_the_others_leave():
+    shape = start().shape("hearts", BOB)
+    assert shape.fill_in({ANN: 0, BOB: 3, DAN: None}) == {ANN: 0, BOB: 3, DAN: 2}
+    assert shape.fill_in({BOB: None}) == {BOB: 5}  # a lone maker takes every trick
+    assert shape.fill_in({BOB: 3}) == {BOB: 5}
+    assert shape.fill_in({ANN: 1, BOB: None, DAN: None}) == {ANN: 1, BOB: None, DAN: None}
+    assert shape.fill_in({ANN: 4, BOB: 3, DAN: None}) == {ANN: 4, BOB: 3, DAN: None}
+    assert shape.fill_in({ANN: 4, BOB: 1, DAN: 0}) == {ANN: 4, BOB: 1, DAN: 0}
+
+
+@given(st.integers(1, 4), st.lists(st.integers(0, 3), min_size=5, max_size=5), st.data())
+def test_filling_in_the_one_player_left_always_gives_a_whole_hand(players, takers, data):
+    playing = FOUR[:players]
+    tricks = {p: sum(playing[t % players] == p for t in takers) for p in playing}
+    hidden = data.draw(st.sampled_from(playing))
+    filled = start().shape("clubs").fill_in({**tricks, hidden: None})
+    assert filled == tricks and sum(filled.values()) == 5
+
+
+@pytest.mark.parametrize(
+    "preset, h, was_set, euchred",
+    [
+        ("standard", hand("hearts", {ANN: 0, BOB: 3, DAN: 2}, "hearts", BOB, [CAT]), (), (ANN,)),
+        ("standard", hand("diamonds", {BOB: 2, ANN: 2, DAN: 1}, "hearts", BOB, [CAT]), (BOB,), ()),
+        ("standard", hand("hearts", {ANN: 5, BOB: 0}, "hearts", BOB, [CAT, DAN]), (BOB,), (BOB,)),
+        ("standard", hand("clubs", {ANN: 2, BOB: 2, CAT: 1, DAN: 0}), (), (DAN,)),
+        ("standard", hand("hearts", {ANN: 2, BOB: 1, CAT: 2, DAN: 0}, NO_TRUMP), (), (DAN,)),
+        ("spades-21", hand("spades", {ANN: 1, BOB: 1, CAT: 1, DAN: 2}), (DAN,), ()),
+        (
+            "dirty-clubs",
+            hand("hearts", {ANN: 1, BOB: 3, CAT: 1, DAN: 0}, "spades", BOB, bid=4),
+            (BOB,),
+            (DAN,),
+        ),
+        ("dirty-clubs", hand("hearts", {}, passed=True), (), ()),
+    ],
+)
+def test_a_hand_says_who_was_set_and_who_was_euchred(preset, h, was_set, euchred):
+    _, result = rules.play(start(preset), h)
+    assert (result.set, result.euchred) == (was_set, euchred)
+    assert result.short == tuple(dict.fromkeys(was_set + euchred))
+
+
+def test_a_hand_says_who_made_it_and_what_they_needed():
+    _, result = rules.play(start("spades-21"), hand("spades", {ANN: 1, BOB: 1, CAT: 1, DAN: 2}))
+    assert (result.shape.maker, result.shape.needs, result.shape.automatic) == (DAN, 3, True)
+
+
+def test_dealing_for_the_first_jack_stops_at_the_first_jack_going_round_the_table():
+    for seed in range(50):
+        dealt, first = rules.deal_for_jack(FOUR, random.Random(seed))
+        ranks = [rank for _, _, rank, _ in dealt]
+        assert ranks.count("J") == 1 and ranks[-1] == "J"
+        assert [seat for seat, *_ in dealt] == [i % 4 for i in range(len(dealt))]
+        assert all(name == FOUR[seat] for seat, name, *_ in dealt)
+        assert dealt[-1][1] == first and len(dealt) <= len(rules.DECK) - 3
+    assert rules.deal_for_jack(THREE, random.Random(7)) == rules.deal_for_jack(
+        THREE, random.Random(7)
+    )
+
+
 # --- Properties over random matches ---------------------------------------------------------
 
 presets = st.sampled_from(sorted(rules.PRESETS))
@@ -847,3 +1002,27 @@ def test_every_generated_match_tallies_consistently(preset, seed, set_penalty):
             assert x.was_set == 0
         else:
             assert x.made + x.was_set == x.made_trump
+
+
+@settings(max_examples=150, deadline=None)
+@given(presets, seeds, st.booleans())
+def test_every_hand_says_who_was_set_and_euchred_as_its_score_says(preset, seed, no_sets):
+    match = random_match(random.Random(seed), preset, **({"set_penalty": None} if no_sets else {}))
+    state, results = rules.replay(match.start(), match.hands)
+    r = match.ruleset
+    for result in results:
+        played = result.hand.tricks
+        shape = result.shape
+        assert result.euchred == tuple(p for p in match.players if played.get(p) == 0)
+        needs = result.hand.bid if shape.asks_bid else shape.needs
+        maker_short = shape.maker in played and played[shape.maker] < needs and not no_sets
+        assert result.set == ((shape.maker,) if maker_short else ())
+        for p in match.players:
+            if p in result.set:
+                assert result.changes[p] == r.set_penalty
+            elif p in result.euchred:
+                assert result.changes[p] == r.zero_trick_penalty
+            else:
+                assert result.changes[p] == -played.get(p, 0)
+    for p in match.players:
+        assert state.sets[p] == sum(p in result.short for result in results)

@@ -146,7 +146,10 @@ def test_the_form_asks_only_for_tricks_on_a_turned_club(client_in, user):
     html = page.content.decode()
     assert "Clubs are trump" in html and "Nobody drops out" in html
     assert 'name="maker"' not in html and 'name="dropped"' not in html
-    assert html.count('class="stepper"') == 4
+    assert html.count('class="trick-row"') == 4 and 'data-tricks="5"' in html
+    for seat in range(4):  # a chip for every number of tricks, none chosen yet
+        assert re.findall(rf'name="t{seat}" value="(\d)"', html) == list("012345")
+    assert not re.search(r'name="t\d" value="\d" checked', html)
 
 
 def test_the_form_asks_for_the_bid_with_trick_bidding(client_in, user):
@@ -186,17 +189,69 @@ def test_the_preview_shows_every_change(client_in, user):
     assert "<strong>Cat</strong> out" in html
 
 
-def test_a_stepper_tap_adds_a_trick_and_a_lone_maker_gets_five(client_in, user):
+def checked_tricks(html: str) -> dict:
+    return {f"t{seat}": n for seat, n in re.findall(r'name="t(\d)" value="(\d)" checked', html)}
+
+
+@pytest.mark.parametrize("headers", [{}, HX])
+def test_a_check_fills_in_the_last_players_tricks_and_a_lone_maker_gets_five(
+    client_in, user, headers
+):
     match = make_match(user)
-    data = {**ORDERED_POST, "t1": "2", "step": "1:+1"}
-    html = client_in.post(url("hand_check", match.pk), drawn(match, data)).content.decode()
-    assert 'name="t1" value="3"' in html and "<html" in html
-    # With htmx the phone has already counted the tap: the server must not count it again.
+    last = {k: v for k, v in ORDERED_POST.items() if k != "t3"}  # Dan left for the check
+    html = client_in.post(url("hand_check", match.pk), drawn(match, last), **headers)
+    html = html.content.decode()
+    assert checked_tricks(html) == {"t0": "0", "t1": "3", "t3": "2"} and "all 5 given" in html
+    assert '<strong>Dan</strong> <span class="down">−2</span>' in html
+    lone = {**ORDERED_POST, "dropped": ["Ann", "Cat", "Dan"], "t0": "", "t1": "2", "t3": ""}
+    html = client_in.post(url("hand_check", match.pk), drawn(match, lone), **headers)
+    assert checked_tricks(html.content.decode()) == {"t1": "5"}
+
+
+def test_two_players_left_without_tricks_are_asked_for_theirs(client_in, user):
+    match = make_match(user)
+    data = {**ORDERED_POST, "t0": "", "t3": ""}
     html = client_in.post(url("hand_check", match.pk), drawn(match, data), **HX).content.decode()
-    assert 'name="t1" value="2"' in html
-    lone = {**ORDERED_POST, "dropped": ["Ann", "Cat", "Dan"]}
-    html = client_in.post(url("hand_check", match.pk), drawn(match, lone), **HX).content.decode()
-    assert 'name="t1" value="5"' in html and "all 5 given" in html
+    assert checked_tricks(html) == {"t1": "3"} and "2 of 5 left to give" in html
+    assert '<p class="hint">Tap how many tricks Ann and Dan took.</p>' in html
+    response = client_in.post(url("hand_create", match.pk), drawn(match, data))
+    assert "Tap how many tricks Ann and Dan took." in response.content.decode()
+    assert not Hand.objects.filter(match=match).exists()
+
+
+def test_a_check_forgets_answers_the_hand_no_longer_asks_for_and_a_save_refuses_them(
+    client_in, user
+):
+    match = make_match(user)
+    # Bob was tapped as maker and Cat as out; then the upcard turned out to be a club.
+    club = {**ORDERED_POST, "upcard": "clubs", "t2": "0"}
+    html = client_in.post(url("hand_check", match.pk), drawn(match, club), **HX).content.decode()
+    assert '<p class="hint">' not in html and 'class="preview"' in html
+    assert "<strong>Cat</strong> no trick" in html
+    html = client_in.post(url("hand_create", match.pk), drawn(match, club)).content.decode()
+    assert "Nobody makes trump when a club is turned, so Bob can&#x27;t be the maker." in html
+    assert not Hand.objects.filter(match=match).exists()
+
+
+def test_the_next_question_is_the_hint_while_checking(client_in, user):
+    match = make_match(user, "dirty-clubs")
+    check = url("hand_check", match.pk)
+    html = client_in.post(check, drawn(match, {"number": "1", "upcard": "hearts"}), **HX)
+    assert "Who made trump? Tap them, or Everybody passed." in html.content.decode()
+    bidless = {"number": "1", "upcard": "hearts", "maker": "1"}
+    html = client_in.post(check, drawn(match, bidless), **HX).content.decode()
+    assert "How many tricks did Bob bid?" in html
+    assert re.findall(r'name="bid" value="(\d)"', html) == ["2", "3", "4", "5"]
+
+
+def test_a_refused_save_is_an_alert_that_can_take_the_focus(client_in, user):
+    match = make_match(user)
+    data = drawn(match, {**ORDERED_POST, "t1": "4"})
+    html = client_in.post(url("hand_create", match.pk), data, **HX).content.decode()
+    assert '<div id="refused" class="refused" role="alert" tabindex="-1">' in html
+    assert "The tricks add up to 6; a hand always has 5." in html
+    # The page without JavaScript lands on it too: the form posts to its own anchor.
+    assert 'action="/matches/1/hands/#refused"'.replace("1", str(match.pk), 1) in html
 
 
 def test_saving_a_hand_redirects_and_the_scoreboard_shows_it(client_in, user):
