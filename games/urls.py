@@ -9,6 +9,7 @@ urlpatterns = [
     path("accounts/", views.account, name="account"),
     path("accounts/delete/", views.account_delete, name="account_delete"),
     path("manifest.webmanifest", views.manifest, name="manifest"),
+    path("sw.js", views.service_worker, name="service_worker"),
     path("matches/", views.match_list, name="match_list"),
     path("matches/new/", views.match_create, name="match_create"),
     path("matches/import/", views.match_import, name="match_import"),

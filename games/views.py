@@ -276,6 +276,14 @@ def _tonight(user) -> dict | None:
     }
 
 
+@require_http_methods(["GET"])
+def service_worker(request: HttpRequest) -> HttpResponse:
+    """The service worker, served from the site's root so that it looks after every page."""
+    response = render(request, "games/sw.js", content_type="text/javascript; charset=utf-8")
+    response["Cache-Control"] = "no-cache"
+    return response
+
+
 @login_required
 def home(request: HttpRequest) -> HttpResponse:
     matches = _listed(request.user)

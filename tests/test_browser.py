@@ -58,43 +58,78 @@ def new_match(page: Page, preset_label: str, names, dealer: str, **stakes):
     expect(page.locator("#hand-form")).to_be_visible()
 
 
-def tap(page: Page, fieldset: str, value: str):
+def in_reach(page: Page, locator):
+    """The tile is on screen, not under the save bar: a finger can tap it without scrolling."""
+    expect(locator).to_be_in_viewport(ratio=1)
+    assert locator.evaluate(
+        """el => {
+            const box = el.getBoundingClientRect();
+            const hit = document.elementFromPoint(box.x + box.width / 2, box.y + box.height / 2);
+            return el.contains(hit) || hit?.closest("label") === el;
+        }"""
+    ), "covered by something else"
+
+
+def tap(page: Page, fieldset: str, value: str, on_one_screen: bool = False) -> int:
     """Tap the tile of a choice, as a finger would: on its label (found by value or by name)."""
     labels = page.locator(f"#hand-form fieldset.{fieldset} label")
     by_value = labels.filter(has=page.locator(f"input[value='{value}']"))
     by_name = labels.filter(has_text=re.compile(rf"^{re.escape(value)}$"))
-    by_value.or_(by_name).click()
+    tile = by_value.or_(by_name)
+    if on_one_screen:
+        in_reach(page, tile)
+    tile.click()
+    return 1
 
 
-def enter_hand(page: Page, upcard, maker=None, trump=None, bid=None, dropped=(), tricks=None):
-    """Tap a hand in as a player would; returns the number of taps it took."""
-    taps = 1
-    tap(page, "upcard", upcard)
+def chip(page: Page, name: str, n: int, on_one_screen: bool = False) -> int:
+    """Tap the chip for `n` tricks in a player's row."""
+    row = page.get_by_role("radiogroup", name=name, exact=True)
+    tile = row.locator("label.chip").filter(has=page.locator(f"input[value='{n}']"))
+    if on_one_screen:
+        in_reach(page, tile)
+    tile.click()
+    return 1
+
+
+def enter_hand(
+    page: Page,
+    upcard,
+    maker=None,
+    trump=None,
+    bid=None,
+    dropped=(),
+    tricks=None,
+    on_one_screen=False,
+):
+    """Tap a hand in as a player would, tapping the tricks of the players in `tricks` (the
+    last player's fill in by themselves); returns the number of taps it took. With
+    `on_one_screen`, every tap, the preview and Save are within reach without scrolling."""
+    taps = tap(page, "upcard", upcard, on_one_screen)
     if maker:
         expect(page.locator("fieldset.makers")).to_be_visible()
-        tap(page, "makers", maker)
-        taps += 1
+        taps += tap(page, "makers", maker, on_one_screen)
     if trump:
         expect(page.locator("fieldset.trump")).to_be_visible()
-        tap(page, "trump", trump)
-        taps += 1
+        taps += tap(page, "trump", trump, on_one_screen)
     if bid:
         expect(page.locator("fieldset.bids")).to_be_visible()
-        tap(page, "bids", str(bid))
-        taps += 1
+        taps += tap(page, "bids", str(bid), on_one_screen)
     for name in dropped:
         expect(page.locator("fieldset.drops")).to_be_visible()
-        tap(page, "drops", name)
-        taps += 1
-        expect(page.locator(f"#hand-form .stepper label:text-is('{name}')")).to_have_count(0)
+        taps += tap(page, "drops", name, on_one_screen)
+        expect(page.get_by_role("radiogroup", name=name, exact=True)).to_have_count(0)
     for name, n in (tricks or {}).items():
-        for _ in range(n):
-            page.get_by_role("button", name=f"One trick more for {name}").click()
-            taps += 1
-    if tricks:
+        taps += chip(page, name, n, on_one_screen)
+    if page.locator("fieldset.tricks").count():
         expect(page.locator(".tricks .left")).to_have_text("all 5 given")
     expect(page.locator(".status .preview")).to_be_visible()  # the engine accepts it
-    page.get_by_role("button", name=re.compile(r"^Save hand")).click()
+    save = page.get_by_role("button", name=re.compile(r"^Save hand"))
+    if on_one_screen:
+        in_reach(page, page.locator(".status .preview"))
+        in_reach(page, save)
+        assert page.evaluate("window.scrollY") == 0
+    save.click()
     return taps + 1
 
 
@@ -113,19 +148,29 @@ def test_standard_match_with_a_mistake_fixed_ends_in_a_sweep_and_a_payout(page: 
         page, "Standard", ["Ann", "Bob", "Cat", "Dan"], "Dan", per_game="1.00", per_point="0.10"
     )
     no_axe_violations(page)
-    taps = enter_hand(page, "hearts", maker="Bob", dropped=["Cat"], tricks={"Bob": 3, "Dan": 2})
-    assert taps == 9  # upcard, maker, one drop, five trick taps, save
+    # A normal hand: upcard, maker, one drop, two trick chips (Ann's 0 fills in), save.
+    taps = enter_hand(
+        page,
+        "hearts",
+        maker="Bob",
+        dropped=["Cat"],
+        tricks={"Bob": 3, "Dan": 2},
+        on_one_screen=True,
+    )
+    assert taps == 6
     assert scores(page) == {"Ann": 30, "Bob": 22, "Cat": 25, "Dan": 23}
     snap(page, "scoreboard")
 
-    enter_hand(page, "clubs", tricks={"Ann": 2, "Bob": 1, "Cat": 1, "Dan": 1})
+    # A turned club: upcard, three chips (Dan's 1 fills in), save.
+    taps = enter_hand(page, "clubs", tricks={"Ann": 2, "Bob": 1, "Cat": 1}, on_one_screen=True)
+    assert taps == 5
     assert scores(page) == {"Ann": 28, "Bob": 21, "Cat": 24, "Dan": 22}
     # A mistake: Cat really took 2 and Dan none. Edit hand 2.
     page.get_by_role("link", name="Edit hand 2").click()
     expect(page.get_by_role("heading", name="Edit hand 2")).to_be_visible()
     no_axe_violations(page)
-    page.get_by_role("button", name="One trick more for Cat").click()
-    page.get_by_role("button", name="One trick fewer for Dan").click()
+    chip(page, "Cat", 2)
+    chip(page, "Dan", 0)
     expect(page.locator(".status")).to_contain_text("Dan")
     expect(page.locator(".status")).to_contain_text("+5")
     page.get_by_role("button", name="Save changes to hand 2").click()
@@ -133,7 +178,9 @@ def test_standard_match_with_a_mistake_fixed_ends_in_a_sweep_and_a_payout(page: 
     assert scores(page) == {"Ann": 28, "Bob": 21, "Cat": 23, "Dan": 28}
 
     # Another mistake: a hand entered that did not happen. Undo it.
-    enter_hand(page, "spades", maker="pass", tricks={"Ann": 1, "Bob": 1, "Cat": 2, "Dan": 1})
+    # Everybody passed, played with no trump: upcard, pass, three chips, save.
+    taps = enter_hand(page, "spades", maker="pass", tricks={"Ann": 1, "Bob": 1, "Cat": 2})
+    assert taps == 6
     expect(page.get_by_text("Hand 2 changed")).to_have_count(0)  # old news once the board moves
     assert scores(page)["Cat"] == 21
     page.once("dialog", lambda dialog: dialog.accept())
@@ -141,8 +188,9 @@ def test_standard_match_with_a_mistake_fixed_ends_in_a_sweep_and_a_payout(page: 
     expect(page.get_by_role("button", name="Undo hand 2")).to_be_visible()
     assert scores(page) == {"Ann": 28, "Bob": 21, "Cat": 23, "Dan": 28}
 
-    # Cat orders up and everyone drops: a lone maker sweeps in standard.
-    enter_hand(page, "diamonds", maker="Cat", dropped=["Ann", "Bob", "Dan"])
+    # Cat orders up and everyone drops: a lone maker takes all five by herself, and sweeps.
+    taps = enter_hand(page, "diamonds", maker="Cat", dropped=["Ann", "Bob", "Dan"])
+    assert taps == 6  # upcard, maker, three drops, save
     expect(page.locator(".result h2")).to_have_text(re.compile(r"Cat\s+wins"))
     expect(page.locator(".result")).to_contain_text("Took all five tricks.")
     payouts = page.locator(".payouts li").all_inner_texts()
@@ -182,18 +230,17 @@ def test_three_15_with_a_club_hand_and_a_redeal(page: Page, live_server):
     tap(page, "upcard", "clubs")
     expect(page.locator(".note")).to_contain_text("Cat dealt, so Cat makes it and needs 2.")
     expect(page.locator("fieldset.makers")).to_have_count(0)
-    page.get_by_role("button", name="One trick more for Cat").click()
-    for name in ("Ann", "Bob"):
-        page.get_by_role("button", name=f"One trick more for {name}").click()
-        page.get_by_role("button", name=f"One trick more for {name}").click()
+    taps = 1 + chip(page, "Cat", 1) + chip(page, "Ann", 2)  # Bob's 2 fills in
     expect(page.locator(".status")).to_contain_text("Cat set +5")
     page.get_by_role("button", name="Save hand 1").click()
+    assert taps + 1 == 4
     assert scores(page) == {"Ann": 13, "Bob": 13, "Cat": 20}
 
-    # Ann deals, everybody passes: a redeal, and the deal moves on.
+    # Ann deals, everybody passes: a redeal, and the deal moves on. Three taps.
     tap(page, "upcard", "hearts")
     tap(page, "makers", "pass")
     expect(page.locator("fieldset.tricks")).to_have_count(0)
+    expect(page.locator(".status .preview")).to_be_visible()
     page.get_by_role("button", name="Save hand 2").click()
     assert scores(page) == {"Ann": 13, "Bob": 13, "Cat": 20}
     expect(page.locator(".score.is-dealer .name")).to_have_text("Bob")
@@ -201,7 +248,7 @@ def test_three_15_with_a_club_hand_and_a_redeal(page: Page, live_server):
 
     # Ann orders up three times and takes all five: no sweep in three-15, she reaches zero.
     for _ in range(3):
-        enter_hand(page, "spades", maker="Ann", tricks={"Ann": 5})
+        enter_hand(page, "spades", maker="Ann", tricks={"Ann": 5, "Bob": 0})
     expect(page.locator(".result h2")).to_have_text(re.compile(r"Ann\s+wins"))
     expect(page.locator(".result")).to_contain_text("Reached zero.")
     expect(page.locator(".payouts li")).to_have_text(["Bob pays Ann $7.00", "Cat pays Ann $8.75"])
@@ -218,51 +265,72 @@ def test_dirty_clubs_hand_with_a_bid(page: Page, live_server):
     snap(page, "hand-form-bid")
     tap(page, "trump", "spades")
     tap(page, "bids", "4")
-    for name, n in {"Bob": 3, "Cat": 1, "Dan": 1}.items():
-        for _ in range(n):
-            page.get_by_role("button", name=f"One trick more for {name}").click()
+    for name, n in {"Bob": 3, "Cat": 1, "Ann": 0}.items():
+        chip(page, name, n)
+    expect(page.get_by_role("radiogroup", name="Dan").locator("input:checked")).to_have_value("1")
     # Bob bid 4 and took 3: set.
     expect(page.locator(".status")).to_contain_text("Bob set +5")
     page.get_by_role("button", name="Save hand 1").click()
     assert scores(page) == {"Ann": 25, "Bob": 25, "Cat": 19, "Dan": 19}
     expect(page.locator(".hand-text").first).to_contain_text("Bob bid 4 in ♠")
     # Cat takes everything from here: a sweep wins at once in Dirty Clubs.
-    enter_hand(page, "diamonds", maker="Cat", bid=5, tricks={"Cat": 5})
+    # Upcard, maker, bid, three chips (the fourth fills in), save: 7 taps.
+    taps = enter_hand(page, "diamonds", maker="Cat", bid=5, tricks={"Cat": 5, "Ann": 0, "Bob": 0})
+    assert taps == 7
     expect(page.locator(".result h2")).to_have_text(re.compile(r"Cat\s+wins"))
     expect(page.locator(".payouts li")).to_have_text(
         ["Ann pays Cat $2.00", "Bob pays Cat $2.00", "Dan pays Cat $2.00"]
     )
 
 
-def test_a_rule_problem_is_shown_before_saving(page: Page, live_server):
+def test_a_rule_problem_is_shown_before_saving_and_a_refused_save_comes_into_view(
+    page: Page, live_server
+):
     sign_up(page, live_server.url, "rules")
     new_match(page, "Standard", ["Ann", "Bob", "Cat", "Dan"], "Dan")
     tap(page, "upcard", "hearts")
     tap(page, "makers", "Bob")
-    page.get_by_role("button", name="One trick more for Bob").click()
+    chip(page, "Bob", 1)
     expect(page.locator(".tricks .left")).to_have_text("4 of 5 left to give")
-    expect(page.locator(".status")).to_contain_text("The tricks add up to 1; a hand always has 5.")
+    expect(page.locator(".status")).to_contain_text("Tap how many tricks Ann, Cat and Dan took.")
+    page.mouse.wheel(0, -2000)  # the player had scrolled back up to the scores
     page.get_by_role("button", name="Save hand 1").click()
-    expect(page.locator(".status")).to_contain_text("The tricks add up to 1")
+    # The refusal is read out, takes the focus and is on screen: not at the bottom of the page.
+    refused = page.get_by_role("alert").filter(has_text="Tap how many tricks Ann, Cat and Dan")
+    expect(refused).to_be_focused()
+    expect(refused).to_be_in_viewport(ratio=1)
     expect(page.locator(".hands")).to_have_count(0)
-    # Rapid taps are all counted.
-    for _ in range(4):
-        page.get_by_role("button", name="One trick more for Bob").click()
-    expect(page.locator("#id_t1")).to_have_value("5")
+    # Three more chips, the last player's own fills in: the hand is whole.
+    for name in ("Bob", "Ann", "Cat"):
+        chip(page, name, 5 if name == "Bob" else 0)
+    expect(page.get_by_role("radiogroup", name="Dan").locator("input:checked")).to_have_value("0")
     expect(page.locator(".status")).to_contain_text("Bob −5")
     # The Wi-Fi drops as Save is tapped: the hand stays on screen, and the next tap saves it.
     page.context.set_offline(True)
     page.get_by_role("button", name="Save hand 1").click()
     expect(page.get_by_role("alert")).to_contain_text("Couldn't reach the score keeper.")
-    expect(page.locator("#id_t1")).to_have_value("5")
+    expect(page.get_by_role("radiogroup", name="Bob").locator("input:checked")).to_have_value("5")
     page.context.set_offline(False)
     page.get_by_role("button", name="Save hand 1").click()
-    expect(page.get_by_role("alert")).to_be_hidden()
+    expect(page.locator("#connection-problem")).to_be_hidden()
     assert scores(page) == {"Ann": 30, "Bob": 20, "Cat": 30, "Dan": 30}
     page.get_by_role("link", name="Account").click()
     page.get_by_role("button", name="Log out").click()
     expect(page.get_by_role("heading", name="Log in")).to_be_visible()
     no_axe_violations(page)
+
+
+def test_a_tap_that_could_not_be_sent_is_sent_again_by_tapping_it_again(page: Page, live_server):
+    sign_up(page, live_server.url, "retry")
+    new_match(page, "Standard", ["Ann", "Bob", "Cat", "Dan"], "Dan")
+    page.context.set_offline(True)
+    tap(page, "upcard", "hearts")
+    expect(page.get_by_role("alert")).to_contain_text("Couldn't reach the score keeper.")
+    expect(page.locator("fieldset.makers")).to_have_count(0)
+    page.context.set_offline(False)
+    tap(page, "upcard", "hearts")  # the same tile, already chosen
+    expect(page.locator("fieldset.makers")).to_be_visible()
+    expect(page.locator("#connection-problem")).to_be_hidden()
 
 
 def test_a_hand_can_be_entered_without_javascript(browser, live_server):
@@ -288,9 +356,10 @@ def test_a_hand_can_be_entered_without_javascript(browser, live_server):
     check.click()
     page.locator("fieldset.drops label:has(input[value='Cat'])").click()
     check.click()
-    for name, n in {"Bob": 3, "Dan": 2}.items():
-        for _ in range(n):
-            page.get_by_role("button", name=f"One trick more for {name}").click()
+    chip(page, "Bob", 3)
+    chip(page, "Dan", 2)
+    check.click()  # the server fills in Ann's tricks: the 0 left
+    expect(page.get_by_role("radiogroup", name="Ann").locator("input:checked")).to_have_value("0")
     expect(page.locator(".status")).to_contain_text("Bob −3")
     page.get_by_role("button", name="Save hand 1").click()
     expect(page).to_have_url(re.compile(r"/matches/\d+/$"))
@@ -333,9 +402,8 @@ def test_a_stale_phone_keeps_its_entry_and_saves_it_as_the_next_hand(
     expect(phone_b.locator("#hand-form input[name=maker][value='1']")).to_be_checked()
     expect(phone_b.locator("#hand-form input[name=dropped][value=Cat]")).to_be_checked()
     snap(phone_b, "stale-phone")
-    for name, n in {"Bob": 3, "Dan": 2}.items():
-        for _ in range(n):
-            phone_b.get_by_role("button", name=f"One trick more for {name}").click()
+    chip(phone_b, "Bob", 3)
+    chip(phone_b, "Dan", 2)
     expect(phone_b.locator(".status .preview")).to_be_visible()
     phone_b.get_by_role("button", name="Save hand 2").click()
     expect(phone_b.get_by_role("button", name="Undo hand 2")).to_be_visible()
@@ -349,17 +417,21 @@ def test_a_tap_while_save_is_on_its_way_waits_for_the_next_hand(page: Page, live
     cdp = page.context.new_cdp_session(page)
     slow = {"offline": False, "latency": 600, "downloadThroughput": -1, "uploadThroughput": -1}
     cdp.send("Network.emulateNetworkConditions", slow)
-    tap(page, "upcard", "clubs")
-    for name in ("Ann", "Ann", "Bob", "Cat", "Dan"):
-        page.get_by_role("button", name=f"One trick more for {name}").click()
+    tap(page, "upcard", "hearts")
+    tap(page, "makers", "Bob")
+    for name, n in {"Bob": 3, "Ann": 1, "Cat": 1}.items():
+        chip(page, name, n)
     expect(page.locator(".status .preview")).to_be_visible()
     page.get_by_role("button", name="Save hand 1").click()
-    tap(page, "upcard", "spades")  # the next hand's upcard, tapped before the board is back
+    # The next hand's upcard and maker, tapped on the old form before the board is back.
+    tap(page, "upcard", "spades")
+    tap(page, "makers", "Ann")
     expect(page.get_by_role("button", name="Undo hand 1")).to_be_visible()
     expect(page.locator("#hand-form legend").first).to_contain_text("Ann deals")
     expect(page.locator("#hand-form input[name=upcard][value=spades]")).to_be_checked()
-    expect(page.locator("fieldset.makers")).to_be_visible()
-    expect(page.locator(".scores .points")).to_have_text(["23", "24", "24", "24"])
+    expect(page.locator("#hand-form input[name=maker][value='0']")).to_be_checked()
+    expect(page.locator("fieldset.trump")).to_be_visible()
+    expect(page.locator(".scores .points")).to_have_text(["24", "22", "24", "30"])
 
 
 def test_every_phone_at_the_table_follows_the_board(browser, page: Page, live_server):
@@ -379,7 +451,7 @@ def test_every_phone_at_the_table_follows_the_board(browser, page: Page, live_se
     expect(viewer.locator(".scores .points")).to_have_text(["25", "25", "25", "25"])
 
     # Each hand the scorer saves shows on the other phones by itself, within 5 s.
-    enter_hand(page, "clubs", tricks={"Ann": 2, "Bob": 1, "Cat": 1, "Dan": 1})
+    enter_hand(page, "clubs", tricks={"Ann": 2, "Bob": 1, "Cat": 1})
     for phone in (own, viewer):
         expect(phone.locator(".scores .points")).to_have_text(["23", "24", "24", "24"])
     enter_hand(page, "hearts", maker="Bob", dropped=["Cat"], tricks={"Bob": 3, "Ann": 2})
@@ -390,7 +462,7 @@ def test_every_phone_at_the_table_follows_the_board(browser, page: Page, live_se
 
     # A hand half entered on the second phone is never wiped by the next save elsewhere.
     tap(own, "upcard", "spades")
-    enter_hand(page, "clubs", tricks={"Ann": 2, "Bob": 1, "Cat": 1, "Dan": 1})
+    enter_hand(page, "clubs", tricks={"Ann": 2, "Bob": 1, "Cat": 1})
     expect(own.locator(".saved-elsewhere")).to_contain_text("Hand 3 was saved on another phone.")
     expect(own.locator("#hand-form input[name=upcard][value=spades]")).to_be_checked()
     own.get_by_role("button", name="Show it").click()

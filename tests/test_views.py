@@ -176,7 +176,9 @@ def test_a_maker_and_low_scorers_cannot_be_toggled_out(client_in, user):
     data = {"number": "1", "upcard": "hearts", "maker": "1"}
     html = client_in.post(url("hand_check", match.pk), drawn(match, data), **HX).content.decode()
     assert 'name="dropped"' not in html
-    assert "must play · maker" in html and "must play · at 5" in html
+    hidden = '<span class="visually-hidden">must play · </span>'
+    assert f"Bob <small>{hidden}maker</small>" in html
+    assert f"Ann <small>{hidden}at 5</small>" in html
 
 
 def test_the_preview_shows_every_change(client_in, user):
@@ -250,8 +252,6 @@ def test_a_refused_save_is_an_alert_that_can_take_the_focus(client_in, user):
     html = client_in.post(url("hand_create", match.pk), data, **HX).content.decode()
     assert '<div id="refused" class="refused" role="alert" tabindex="-1">' in html
     assert "The tricks add up to 6; a hand always has 5." in html
-    # The page without JavaScript lands on it too: the form posts to its own anchor.
-    assert 'action="/matches/1/hands/#refused"'.replace("1", str(match.pk), 1) in html
 
 
 def test_saving_a_hand_redirects_and_the_scoreboard_shows_it(client_in, user):

@@ -1,22 +1,56 @@
 // The little the pages need beyond htmx. Everything works without it; it only makes taps
-// faster and failures visible.
+// faster, failures visible and the board readable offline.
 
-// Trick steppers count on the phone itself, so quick taps are never lost while the server
-// checks the hand; the change event then asks the server (htmx) for the rules' verdict.
-// Without JavaScript the same buttons post their step and the server counts instead.
-document.addEventListener("click", (event) => {
-  const button = event.target.closest("button.step");
-  if (!button || !button.form) return;
-  event.preventDefault();
-  const [seat, delta] = button.value.split(":");
-  const input = button.form.elements["t" + seat];
-  const now = parseInt(input.value, 10) || 0;
-  input.value = Math.min(5, Math.max(0, now + Number(delta)));
-  input.dispatchEvent(new Event("change", { bubbles: true }));
-});
+// A redraw of the hand form is morphed into it (static/vendor/idiomorph): what has the focus
+// keeps its value, so nothing being tapped is undone by an answer that was already on its way.
+if (window.Idiomorph) Idiomorph.defaults.ignoreActiveValue = true;
 
-// A Save on its way is never cancelled by the next tap, and that tap is not lost: taps on the
-// hand form wait until the Save's answer has drawn the next form, then land on it.
+function handForm() {
+  return document.getElementById("hand-form");
+}
+
+// --- Tricks: the last player's fill in by themselves --------------------------------------
+// When every player who played but one has their tricks, the last one takes what is left:
+// the number of tricks comes from the page (the engine's count, data-tricks), never from
+// here. A row filled in this way follows the others until the player taps it themselves.
+// Without JavaScript the server fills it in on a Check.
+let filled = null; // {form, name} of the row filled in here
+
+document.addEventListener(
+  "change",
+  (event) => {
+    const fieldset = event.target.closest?.("fieldset.tricks[data-tricks]");
+    if (fieldset && event.target.type === "radio") fillInLast(fieldset, event.target.name);
+  },
+  true, // before htmx sends the form, so that the check carries the filled-in row
+);
+
+function fillInLast(fieldset, tapped) {
+  const form = fieldset.form;
+  const key = form.elements.number?.value;
+  if (filled && (filled.form !== key || filled.name === tapped)) filled = null;
+  const rows = [...fieldset.querySelectorAll(".trick-row")].map((row) => {
+    const name = row.querySelector("input[type=radio]").name;
+    return { name, chip: row.querySelector("input:checked"), auto: filled?.name === name };
+  });
+  const open = rows.filter((row) => !row.chip || row.auto);
+  if (open.length !== 1 || rows.length < 2) return;
+  const last = open[0];
+  const given = rows.filter((row) => row !== last).reduce((sum, row) => sum + Number(row.chip.value), 0);
+  const left = Number(fieldset.dataset.tricks) - given;
+  const chip = fieldset.querySelector(`input[name="${CSS.escape(last.name)}"][value="${left}"]`);
+  if (chip) {
+    chip.checked = true;
+    filled = { form: key, name: last.name };
+  } else if (last.auto) {
+    last.chip.checked = false; // too many given: this row no longer follows from the others
+  }
+}
+
+// --- A Save on its way ----------------------------------------------------------------------
+// A Save is never cancelled by the next tap, and that tap is not lost: taps on the hand form
+// wait until the Save's answer has drawn the next form, then land on it, one after another
+// (a maker tapped early waits for the upcard's answer to show the makers).
 let held = null; // taps waiting for a Save's answer, or null when no Save is on its way
 let saving = null; // that Save's request (htmx reports its end from wherever it can)
 document.addEventListener("htmx:beforeRequest", (event) => {
@@ -34,21 +68,54 @@ document.addEventListener(
   },
   true,
 );
-function releaseHeld() {
+
+function nextRedraw() {
+  // The next time the hand form is drawn, or a request fails.
+  return new Promise((resolve) => {
+    const done = (event) => {
+      if (event.type === "htmx:afterRequest" && event.detail.successful) return;
+      if (event.type === "htmx:afterSettle" && !event.target.querySelector?.("#hand-form") && event.target.id !== "hand-form") return;
+      document.removeEventListener("htmx:afterSettle", done);
+      document.removeEventListener("htmx:afterRequest", done);
+      resolve();
+    };
+    document.addEventListener("htmx:afterSettle", done);
+    document.addEventListener("htmx:afterRequest", done);
+  });
+}
+
+async function releaseHeld() {
   const taps = held || [];
   held = saving = null;
   for (const [name, value] of taps) {
     const selector = `#hand-form input[name="${CSS.escape(name)}"][value="${CSS.escape(value)}"]`;
-    document.querySelector(selector)?.click();
+    let input = document.querySelector(selector);
+    if (!input) {
+      await nextRedraw();
+      input = document.querySelector(selector);
+    }
+    input?.click();
   }
 }
+
 document.addEventListener("htmx:afterRequest", (event) => {
   if (held === null || event.detail.xhr !== saving) return;
   // An answer that swapped lands the taps once it has settled; a failed one, at once.
   if (event.detail.successful) held.landing = true;
   else releaseHeld();
 });
-document.addEventListener("htmx:afterSettle", () => {
+
+document.addEventListener("htmx:afterSettle", (event) => {
+  if (!event.detail.requestConfig?.elt?.matches?.("button.save")) return;
+  // A refused Save: its message comes into view and takes the focus (it is an alert, so it
+  // is read out too). A saved hand: the board from the top.
+  const refused = document.getElementById("refused");
+  if (refused) {
+    refused.focus({ preventScroll: true });
+    refused.scrollIntoView({ block: "center" });
+  } else {
+    window.scrollTo(0, 0);
+  }
   if (held?.landing) releaseHeld();
 });
 
@@ -84,21 +151,43 @@ document.addEventListener("htmx:beforeSwap", (event) => {
   box.replaceChildren(`${event.detail.xhr.getResponseHeader("X-Board-Change")} `, show);
 });
 
+// --- Failures ---------------------------------------------------------------------------------
 // A dropped connection or a server error must not look like nothing happened: say so, and
-// leave everything typed where it is so that the next tap on Save sends it again.
+// leave everything tapped where it is, so that tapping again (the same tile, or Save) resends.
+let unsent = false; // the last check of the hand form never got its answer
+
 function showProblem(text) {
   const box = document.getElementById("connection-problem");
   box.textContent = text;
   box.hidden = false;
 }
-document.addEventListener("htmx:sendError", () =>
-  showProblem("Couldn't reach the score keeper. Nothing was lost: check the Wi-Fi and tap again."),
-);
-document.addEventListener("htmx:responseError", () =>
-  showProblem("Something went wrong on the score keeper. Nothing was lost: tap again."),
-);
+document.addEventListener("htmx:sendError", (event) => {
+  unsent = true;
+  showProblem("Couldn't reach the score keeper. Nothing was lost: check the Wi-Fi and tap again.");
+});
+document.addEventListener("htmx:responseError", () => {
+  unsent = true;
+  showProblem("Something went wrong on the score keeper. Nothing was lost: tap again.");
+});
 document.addEventListener("htmx:afterRequest", (event) => {
-  if (event.detail.successful) document.getElementById("connection-problem").hidden = true;
+  if (!event.detail.successful) return;
+  unsent = false;
+  document.getElementById("connection-problem").hidden = true;
+});
+
+// Tapping a tile that is already chosen changes nothing, so the browser sends nothing: after a
+// failure, send the form again all the same.
+document.addEventListener("click", (event) => {
+  const input = event.target;
+  if (!unsent || held !== null || !input.matches?.("#hand-form input")) return;
+  let changed = false;
+  const seen = () => (changed = true);
+  input.addEventListener("change", seen, { once: true });
+  // The change event, when there is one, comes right after this click's listeners.
+  setTimeout(() => {
+    input.removeEventListener("change", seen);
+    if (!changed) input.dispatchEvent(new Event("change", { bubbles: true }));
+  });
 });
 
 // A message ("Hand 2 changed…") belongs to the page it came with: once the board changes,
@@ -107,6 +196,81 @@ document.addEventListener("htmx:afterSwap", (event) => {
   if (event.detail.target.id === "board") {
     document.querySelectorAll(".messages").forEach((messages) => messages.remove());
   }
+});
+
+// --- During a match: the screen stays awake --------------------------------------------------
+// Where the browser allows it (the Screen Wake Lock API, on HTTPS or localhost); elsewhere
+// nothing happens.
+let wakeLock = null;
+async function keepAwake() {
+  if (!("wakeLock" in navigator)) return;
+  const playing = Boolean(handForm()) && document.visibilityState === "visible";
+  try {
+    if (playing && !wakeLock) {
+      wakeLock = await navigator.wakeLock.request("screen");
+      wakeLock.addEventListener("release", () => (wakeLock = null));
+    } else if (!playing && wakeLock) {
+      await wakeLock.release();
+      wakeLock = null;
+    }
+  } catch {
+    wakeLock = null; // refused (low battery, hidden tab): the screen simply sleeps
+  }
+}
+document.addEventListener("visibilitychange", keepAwake);
+document.addEventListener("htmx:afterSettle", keepAwake);
+
+// --- Offline: the last board seen --------------------------------------------------------------
+// Each match page keeps a copy of its board as last seen, with nothing on it that could save
+// (no form, no htmx request, no CSRF token). The service worker (/sw.js) shows that copy when
+// the network is gone. Browsers allow both only on HTTPS and localhost; on a plain http LAN
+// address this stays off.
+const BOARDS = "boards-v1"; // the same name as in the service worker
+
+function keepBoardCopy() {
+  if (!window.isSecureContext || !("caches" in window) || document.documentElement.dataset.offline) return;
+  if (!document.getElementById("board")) return;
+  const copy = document.documentElement.cloneNode(true);
+  copy.querySelectorAll("form, #connection-problem, .messages, .notice").forEach((el) => el.remove());
+  copy.querySelectorAll("*").forEach((el) => {
+    for (const attribute of [...el.attributes]) {
+      if (attribute.name.startsWith("hx-") || attribute.name.startsWith("data-hx-")) el.removeAttribute(attribute.name);
+    }
+  });
+  const seen = new Date();
+  copy.dataset.offline = seen.toLocaleTimeString([], { hour: "numeric", minute: "2-digit" });
+  const html = `<!doctype html>\n${copy.outerHTML}`;
+  const headers = { "Content-Type": "text/html; charset=utf-8" };
+  caches.open(BOARDS).then((cache) => cache.put(location.pathname, new Response(html, { headers })));
+}
+document.addEventListener("htmx:afterSettle", (event) => {
+  if (!event.target.closest?.("#hand-form")) keepBoardCopy(); // the board changed, not the entry
+});
+
+function showOfflineCopy() {
+  const seen = document.documentElement.dataset.offline;
+  const box = document.getElementById("connection-problem") || document.createElement("div");
+  box.id = "connection-problem";
+  box.className = "problem";
+  box.setAttribute("role", "alert");
+  box.textContent = `No connection: this is the board as it was at ${seen}. Nothing can be entered until the score keeper can be reached again.`;
+  document.querySelector("main")?.before(box);
+  window.addEventListener("online", () => location.reload());
+}
+
+const serviceWorker = document.querySelector("meta[name=service-worker]")?.content;
+if (document.documentElement.dataset.offline) {
+  showOfflineCopy();
+} else {
+  keepAwake();
+  keepBoardCopy();
+  if (serviceWorker && "serviceWorker" in navigator && window.isSecureContext) {
+    navigator.serviceWorker.register(serviceWorker).catch(() => {});
+  }
+}
+// Log out: forget the boards kept on this phone.
+document.addEventListener("submit", (event) => {
+  if (event.target.matches("form[data-logout]") && "caches" in window) caches.delete(BOARDS);
 });
 
 // New match: the first-dealer choices follow the names as they are typed.

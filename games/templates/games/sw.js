@@ -1,0 +1,54 @@
+{% load static %}// The score keeper's service worker. It keeps nothing a player could save from: when the
+// network is gone it shows the board as last seen (the copy that static/js/app.js keeps of
+// each match page, with every form taken out) and the styles and scripts last fetched.
+// Writes (POST) always go to the network, and fail there when it is gone.
+const BOARDS = "boards-v1"; // written by static/js/app.js
+const FILES = "files-v1";
+const STATIC_URL = "{% get_static_prefix %}";
+const OFFLINE = `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>No connection · Buck Euchre</title><link rel="stylesheet" href="{% static 'css/app.css' %}"></head>
+<body><main id="main"><h1>No connection</h1>
+<p>The score keeper can't be reached, and this page was not seen on this phone before.
+Check the Wi-Fi and try again.</p></main></body></html>`;
+
+self.addEventListener("install", () => self.skipWaiting());
+
+self.addEventListener("activate", (event) => {
+  const kept = [BOARDS, FILES];
+  event.waitUntil(
+    caches
+      .keys()
+      .then((names) => Promise.all(names.filter((n) => !kept.includes(n)).map((n) => caches.delete(n))))
+      .then(() => self.clients.claim()),
+  );
+});
+
+self.addEventListener("fetch", (event) => {
+  const request = event.request;
+  const url = new URL(request.url);
+  if (request.method !== "GET" || url.origin !== self.location.origin) return;
+  if (request.mode === "navigate") {
+    event.respondWith(fetch(request).catch(() => lastSeen(url)));
+  } else if (url.pathname.startsWith(STATIC_URL)) {
+    event.respondWith(fetchAndKeep(request));
+  }
+});
+
+async function lastSeen(url) {
+  const copy = await caches.match(url.origin + url.pathname, { cacheName: BOARDS });
+  return copy || new Response(OFFLINE, { headers: { "Content-Type": "text/html; charset=utf-8" } });
+}
+
+async function fetchAndKeep(request) {
+  try {
+    const response = await fetch(request);
+    if (response.ok) {
+      const copy = response.clone();
+      caches.open(FILES).then((cache) => cache.put(request, copy));
+    }
+    return response;
+  } catch (error) {
+    return (await caches.match(request, { cacheName: FILES })) || Response.error();
+  }
+}
