@@ -380,14 +380,18 @@ class HandForm(WriteForm):
             return self._score(data, rules.Hand(data["upcard"], passed=True))
         # The next question not yet answered, in the order the engine asks them.
         if self.asks(rules.ASK_MAKER) and shape.maker is None and not shape.passed:
-            self.add_error("maker", "Who made trump? Tap them, or Everybody passed.")
+            self.add_error("maker", "Who made trump? Tap their name, or All pass.")
             return data
         if self.asks(rules.ASK_BID) and data.get("bid") is None:
             self.add_error("bid", f"How many tricks did {shape.maker} bid?")
             return data
-        blank = self.tricks_told()["blank"]
-        if blank:
-            self.add_error(None, f"Tap how many tricks {rules.join_names(blank)} took.")
+        told = self.tricks_told()
+        if told["blank"] and told["left"] < 0:
+            given = shape.tricks - told["left"]
+            self.add_error(None, f"That is {given} tricks already; a hand has {shape.tricks}.")
+            return data
+        if told["blank"]:
+            self.add_error(None, f"Tap how many tricks {rules.join_names(told['blank'])} took.")
             return data
         if shape.passed:
             trump = rules.NO_TRUMP

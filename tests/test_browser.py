@@ -613,3 +613,125 @@ def test_the_pages_keep_to_the_content_security_policy(page: Page, live_server):
     with pytest.raises(Error):
         page.add_script_tag(content="window.injected = true")
     assert page.evaluate("window.injected") is None
+
+
+# --- A slow link, the screen, offline, a phone on its side ---------------------------------------
+
+
+def slow_link(page: Page, latency: int):
+    cdp = page.context.new_cdp_session(page)
+    conditions = {"offline": False, "latency": latency, "downloadThroughput": -1}
+    cdp.send("Network.emulateNetworkConditions", {**conditions, "uploadThroughput": -1})
+
+
+def test_nothing_typed_or_tapped_is_lost_on_a_slow_link(page: Page, live_server):
+    sign_up(page, live_server.url, "lag")
+    slow_link(page, 300)
+    page.get_by_role("link", name="New match").click()
+    # Typed at a person's pace while the preset's answer is on its way.
+    page.locator("label.preset").filter(has_text="Short game to 15").click()
+    for i, name in enumerate(["Ann", "Bob", "Cat", "Dan"]):
+        page.locator(f"#id_seat_{i}").press_sequentially(name, delay=90)
+    page.locator("#dealer label").filter(has_text=re.compile("^Dan$")).click()
+    page.get_by_role("button", name="Start the match").click()
+    expect(page.locator(".scores .name")).to_have_text(["Ann", "Bob", "Cat", "Dan"])
+
+    # Tapped at a person's pace (a finger is down for 80 ms), never waiting for an answer
+    # except for the tiles that only the answer brings.
+    tap_ = {"delay": 80}
+    page.locator("fieldset.upcard label:has(input[value=hearts])").click(**tap_)
+    page.locator("fieldset.makers label").filter(has_text=re.compile("^Bob$")).click(**tap_)
+    page.locator("fieldset.drops label:has(input[value=Cat])").click(**tap_)
+    for name, n in (("Bob", 2), ("Dan", 1), ("Bob", 3), ("Dan", 2)):  # two second thoughts
+        row = page.get_by_role("radiogroup", name=name, exact=True)
+        row.locator(f"label.chip:has(input[value='{n}'])").click(**tap_)
+    # Once the answers are in, every tap is still there, and Ann's 0 filled itself in.
+    expect(page.locator(".status .preview")).to_contain_text("Bob −3")
+    form = page.locator("#hand-form")
+    expect(form.locator("input[name=upcard][value=hearts]")).to_be_checked()
+    expect(form.locator("input[name=maker][value='1']")).to_be_checked()
+    expect(form.locator("input[name=dropped][value=Cat]")).to_be_checked()
+    for seat, n in (("t0", "0"), ("t1", "3"), ("t3", "2")):
+        expect(form.locator(f"input[name={seat}]:checked")).to_have_value(n)
+    page.get_by_role("button", name="Save hand 1").click(**tap_)
+    assert scores(page) == {"Ann": 20, "Bob": 12, "Cat": 15, "Dan": 13}
+
+
+WAKE_LOCK_SPY = """
+window.wakeLocks = [];
+Object.defineProperty(navigator, "wakeLock", {value: {request: async (type) => {
+    const sentinel = new EventTarget();
+    sentinel.released = false;
+    sentinel.release = async () => { sentinel.released = true; };
+    window.wakeLocks.push(sentinel);
+    return sentinel;
+}}});
+"""
+
+
+def test_the_screen_stays_awake_during_a_match_and_nothing_breaks_without_the_api(
+    browser, page: Page, live_server
+):
+    page.add_init_script(WAKE_LOCK_SPY)
+    sign_up(page, live_server.url, "awake")
+    new_match(page, "Standard", ["Ann", "Bob", "Cat", "Dan"], "Dan")
+    page.wait_for_function("window.wakeLocks.length === 1")
+    enter_hand(page, "hearts", maker="Bob", dropped=["Ann", "Cat", "Dan"])  # a lone sweep
+    expect(page.locator(".result")).to_be_visible()
+    page.wait_for_function("window.wakeLocks[0].released")  # the match is over
+
+    # A browser without the API (or on a plain http address): the match goes on all the same.
+    bare = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True)
+    phone = bare.new_page()
+    phone.add_init_script("delete Navigator.prototype.wakeLock;")
+    errors = []
+    phone.on("pageerror", lambda error: errors.append(error))
+    log_in(phone, live_server.url, "awake")
+    phone.goto(page.url)
+    phone.get_by_role("button", name="Rematch").click()
+    enter_hand(phone, "clubs", tricks={"Ann": 2, "Bob": 1, "Cat": 1})
+    expect(phone.locator(".hand-row")).to_have_count(1)
+    assert errors == []
+    bare.close()
+
+
+def test_the_last_board_seen_shows_without_a_network_and_nothing_on_it_can_save(
+    page: Page, live_server
+):
+    sign_up(page, live_server.url, "offline")
+    new_match(page, "Standard", ["Ann", "Bob", "Cat", "Dan"], "Dan")
+    page.evaluate("navigator.serviceWorker.ready")
+    enter_hand(page, "clubs", tricks={"Ann": 2, "Bob": 1, "Cat": 1})
+    assert scores(page) == {"Ann": 23, "Bob": 24, "Cat": 24, "Dan": 24}
+    page.wait_for_function(
+        """async () => {
+            const copy = await caches.match(location.pathname, {cacheName: "boards-v1"});
+            const html = copy ? await copy.text() : "";
+            return html.includes("♣ turned") && !html.includes("Undo hand 1");
+        }"""
+    )
+    assert page.evaluate("navigator.serviceWorker.controller !== null")
+    page.context.set_offline(True)
+    page.reload()
+    expect(page.get_by_role("alert")).to_contain_text("No connection: this is the board as it was")
+    expect(page.locator(".scores .points")).to_have_text(["23", "24", "24", "24"])
+    expect(page.locator("form")).to_have_count(0)  # no hand form, no undo, nothing that saves
+    snap(page, "offline-board")
+    page.goto(live_server.url + "/matches/")  # never seen on this phone
+    expect(page.get_by_role("heading", name="No connection")).to_be_visible()
+    page.context.set_offline(False)
+
+
+def test_on_its_side_the_board_and_the_hand_form_sit_side_by_side(page: Page, live_server):
+    sign_up(page, live_server.url, "wide")
+    new_match(page, "Standard", ["Ann", "Bob", "Cat", "Dan"], "Dan")
+    page.set_viewport_size({"width": 844, "height": 390})
+    tap(page, "upcard", "clubs")
+    scores_box = page.locator(".scores").bounding_box()
+    form_box = page.locator("#hand-form").bounding_box()
+    assert form_box["x"] >= scores_box["x"] + scores_box["width"]
+    assert form_box["y"] < scores_box["y"] + scores_box["height"]  # beside it, not below
+    for name, n in (("Ann", 2), ("Bob", 1), ("Cat", 1)):
+        chip(page, name, n)
+    expect(page.get_by_role("button", name="Save hand 1")).to_be_in_viewport()
+    snap(page, "landscape")

@@ -4,6 +4,7 @@ import json
 import re
 
 import pytest
+from django.conf import settings as django_settings
 from django.contrib.auth import get_user_model
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
@@ -177,8 +178,8 @@ def test_a_maker_and_low_scorers_cannot_be_toggled_out(client_in, user):
     html = client_in.post(url("hand_check", match.pk), drawn(match, data), **HX).content.decode()
     assert 'name="dropped"' not in html
     hidden = '<span class="visually-hidden">must play · </span>'
-    assert f"Bob <small>{hidden}maker</small>" in html
-    assert f"Ann <small>{hidden}at 5</small>" in html
+    assert f"Bob</b> <small>{hidden}maker</small>" in html
+    assert f"Ann</b> <small>{hidden}at 5</small>" in html
 
 
 def test_the_preview_shows_every_change(client_in, user):
@@ -210,6 +211,13 @@ def test_a_check_fills_in_the_last_players_tricks_and_a_lone_maker_gets_five(
     assert checked_tricks(html.content.decode()) == {"t1": "5"}
 
 
+def test_too_many_tricks_given_is_said_before_asking_for_the_rest(client_in, user):
+    match = make_match(user)
+    data = drawn(match, {"number": "1", "upcard": "clubs", "t0": "4", "t1": "3"})
+    html = client_in.post(url("hand_check", match.pk), data, **HX).content.decode()
+    assert "That is 7 tricks already; a hand has 5." in html and "−2: too many" in html
+
+
 def test_two_players_left_without_tricks_are_asked_for_theirs(client_in, user):
     match = make_match(user)
     data = {**ORDERED_POST, "t0": "", "t3": ""}
@@ -239,7 +247,7 @@ def test_the_next_question_is_the_hint_while_checking(client_in, user):
     match = make_match(user, "dirty-clubs")
     check = url("hand_check", match.pk)
     html = client_in.post(check, drawn(match, {"number": "1", "upcard": "hearts"}), **HX)
-    assert "Who made trump? Tap them, or Everybody passed." in html.content.decode()
+    assert "Who made trump? Tap their name, or All pass." in html.content.decode()
     bidless = {"number": "1", "upcard": "hearts", "maker": "1"}
     html = client_in.post(check, drawn(match, bidless), **HX).content.decode()
     assert "How many tricks did Bob bid?" in html
@@ -1412,3 +1420,42 @@ def test_a_saves_answer_tells_the_score_race_to_follow(client_in, user):
     response = client_in.post(url("hand_create", match.pk), drawn(match, CLUB_POST), **HX)
     assert response["HX-Trigger"] == "board-changed"
     assert "HX-Trigger" not in client_in.get(match.get_absolute_url(), **HX)
+
+
+# --- Installable, readable offline ------------------------------------------------------------
+
+
+def test_the_service_worker_is_served_from_the_root_to_anyone(client):
+    response = client.get("/sw.js")
+    assert response.status_code == 200
+    assert response["Content-Type"].startswith("text/javascript")
+    assert response["Cache-Control"] == "no-cache"
+    body = response.content.decode()
+    # Writes always go to the network; what it shows offline is the board copy, never a form.
+    assert 'request.method !== "GET"' in body and 'const BOARDS = "boards-v1"' in body
+    app_js = (django_settings.BASE_DIR / "static/js/app.js").read_text()
+    assert 'const BOARDS = "boards-v1"' in app_js
+
+
+def test_every_page_names_the_manifest_and_the_service_worker(client_in, user):
+    html = client_in.get(make_match(user).get_absolute_url()).content.decode()
+    assert '<link rel="manifest" href="/manifest.webmanifest">' in html
+    assert '<meta name="service-worker" content="/sw.js">' in html
+
+
+def png_size(path) -> tuple[int, int]:
+    head = path.read_bytes()[:24]
+    assert head[:8] == b"\x89PNG\r\n\x1a\n" and head[12:16] == b"IHDR"
+    return int.from_bytes(head[16:20], "big"), int.from_bytes(head[20:24], "big")
+
+
+def test_the_manifest_makes_the_app_installable_with_png_icons(client):
+    manifest = json.loads(client.get(reverse("games:manifest")).content)
+    assert manifest["start_url"] == "/" and manifest["display"] == "standalone"
+    pngs = {i["sizes"]: i["src"] for i in manifest["icons"] if i["type"] == "image/png"}
+    assert set(pngs) == {"192x192", "512x512"}
+    static = django_settings.BASE_DIR / "static"
+    for sizes, src in pngs.items():
+        assert src.startswith(django_settings.STATIC_URL)
+        path = static / src.removeprefix(django_settings.STATIC_URL)
+        assert png_size(path) == tuple(int(n) for n in sizes.split("x"))
