@@ -700,7 +700,7 @@ def test_the_last_board_seen_shows_without_a_network_and_nothing_on_it_can_save(
 ):
     sign_up(page, live_server.url, "offline")
     new_match(page, "Standard", ["Ann", "Bob", "Cat", "Dan"], "Dan")
-    page.evaluate("navigator.serviceWorker.ready")
+    page.wait_for_function("navigator.serviceWorker.controller !== null")
     enter_hand(page, "clubs", tricks={"Ann": 2, "Bob": 1, "Cat": 1})
     assert scores(page) == {"Ann": 23, "Bob": 24, "Cat": 24, "Dan": 24}
     page.wait_for_function(
@@ -710,15 +710,15 @@ def test_the_last_board_seen_shows_without_a_network_and_nothing_on_it_can_save(
             return html.includes("♣ turned") && !html.includes("Undo hand 1");
         }"""
     )
-    assert page.evaluate("navigator.serviceWorker.controller !== null")
     page.context.set_offline(True)
     page.reload()
     expect(page.get_by_role("alert")).to_contain_text("No connection: this is the board as it was")
     expect(page.locator(".scores .points")).to_have_text(["23", "24", "24", "24"])
     expect(page.locator("form")).to_have_count(0)  # no hand form, no undo, nothing that saves
     snap(page, "offline-board")
-    page.goto(live_server.url + "/matches/")  # never seen on this phone
-    expect(page.get_by_role("heading", name="No connection")).to_be_visible()
+    unseen = page.context.new_page()  # a page this phone never showed
+    unseen.goto(live_server.url + "/matches/")
+    expect(unseen.get_by_role("heading", name="No connection")).to_be_visible()
     page.context.set_offline(False)
 
 
