@@ -224,7 +224,11 @@ def test_the_manifest_names_its_icon_by_the_static_storage(client):
     response = client.get(url("manifest"))
     manifest = json.loads(response.content)
     assert response["Content-Type"] == "application/manifest+json"
-    assert manifest["icons"][0]["src"] == static("icon.svg")
+    assert [i["src"] for i in manifest["icons"]] == [
+        static("icon-192.png"),
+        static("icon-512.png"),
+        static("icon.svg"),
+    ]
     assert (
         f'<link rel="manifest" href="{url("manifest")}">'
         in client.get(reverse("login")).content.decode()
@@ -242,7 +246,7 @@ def test_static_files_get_hashed_names_and_brotli(settings, tmp_path, client):
         "staticfiles": {"BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage"},
     }
     call_command("collectstatic", "--noinput", verbosity=0)
-    icon = json.loads(client.get(url("manifest")).content)["icons"][0]["src"]
+    icon = json.loads(client.get(url("manifest")).content)["icons"][-1]["src"]
     assert re.fullmatch(r"/static/icon\.[0-9a-f]{12}\.svg", icon)
     assert (tmp_path / "css/app.css.br").exists() and (tmp_path / "css/app.css.gz").exists()
 

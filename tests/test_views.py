@@ -159,7 +159,7 @@ def test_the_form_asks_for_the_bid_with_trick_bidding(client_in, user):
     html = client_in.post(url("hand_check", match.pk), drawn(match, data), **HX).content.decode()
     assert "Bob's bid" in html
     assert 'name="bid" value="1"' not in html and 'name="bid" value="2"' in html
-    assert "Everybody passed — redeal" in html
+    assert "All pass <small>redeal</small>" in html
 
 
 def test_the_dealer_is_the_fixed_maker_on_a_turned_spade_in_spades_21(client_in, user):
