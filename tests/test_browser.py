@@ -675,10 +675,10 @@ def test_the_screen_stays_awake_during_a_match_and_nothing_breaks_without_the_ap
     page.add_init_script(WAKE_LOCK_SPY)
     sign_up(page, live_server.url, "awake")
     new_match(page, "Standard", ["Ann", "Bob", "Cat", "Dan"], "Dan")
-    page.wait_for_function("window.wakeLocks.length === 1")
+    page.wait_for_function("() => window.wakeLocks.length === 1")
     enter_hand(page, "hearts", maker="Bob", dropped=["Ann", "Cat", "Dan"])  # a lone sweep
     expect(page.locator(".result")).to_be_visible()
-    page.wait_for_function("window.wakeLocks[0].released")  # the match is over
+    page.wait_for_function("() => window.wakeLocks[0].released")  # the match is over
 
     # A browser without the API (or on a plain http address): the match goes on all the same.
     bare = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True)
@@ -700,7 +700,7 @@ def test_the_last_board_seen_shows_without_a_network_and_nothing_on_it_can_save(
 ):
     sign_up(page, live_server.url, "offline")
     new_match(page, "Standard", ["Ann", "Bob", "Cat", "Dan"], "Dan")
-    page.wait_for_function("navigator.serviceWorker.controller !== null")
+    page.wait_for_function("() => navigator.serviceWorker.controller !== null")
     enter_hand(page, "clubs", tricks={"Ann": 2, "Bob": 1, "Cat": 1})
     assert scores(page) == {"Ann": 23, "Bob": 24, "Cat": 24, "Dan": 24}
     page.wait_for_function(
