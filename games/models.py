@@ -146,6 +146,8 @@ class Player(models.Model):
         longest = Player._meta.get_field("name").max_length
         if len(name) > longest:
             raise rules.RuleError("bad_table", f"Keep a name to {longest} letters.", "name")
+        if not rules.plain_text(name):
+            raise rules.RuleError("bad_table", rules.PLAIN_NAME, "name")
         others = Player.objects.filter(owner=self.owner_id, name=name).exclude(pk=self.pk)
         if others.exists():
             raise rules.RuleError(

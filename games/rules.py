@@ -274,6 +274,12 @@ def format_money(cents: int) -> str:
     return f"{sign}{abs(cents) // 100}.{abs(cents) % 100:02d}"
 
 
+PLAIN_NAME = (
+    "A name can hold letters, digits, signs and spaces, but no control character "
+    "(such as a line break or NUL) and no broken Unicode."
+)
+
+
 def plain_text(text: str) -> bool:
     """No control character (NUL, a line break …) and no half of a UTF-16 pair: text that any
     database stores and any page shows (PostgreSQL refuses NUL outright)."""
@@ -292,12 +298,7 @@ def check_table(ruleset: Ruleset, players: list[str] | tuple[str, ...], first_de
     if any(not name.strip() for name in players):
         raise RuleError("bad_table", "Every player needs a name.", "players")
     if not all(plain_text(name) for name in players):
-        raise RuleError(
-            "bad_table",
-            "A name can hold letters, digits, signs and spaces, but no control character "
-            "(such as a line break or NUL) and no broken Unicode.",
-            "players",
-        )
+        raise RuleError("bad_table", PLAIN_NAME, "players")
     for i, name in enumerate(players):
         if name in players[:i]:
             raise RuleError(

@@ -170,6 +170,12 @@ def pages(client_in, user):
         url("match_export", match.pk),
         url("match_export_all"),
         url("match_delete", match.pk),
+        url("match_race", match.pk),
+        url("night_list"),
+        match.night.get_absolute_url(),
+        url("night_csv", match.night_id),
+        url("player_detail", Player.objects.get(name="Bob").pk),
+        url("player_csv", Player.objects.get(name="Bob").pk),
         url("hand_edit", match.pk, 1),
         url("account"),
         url("account_delete"),
@@ -202,7 +208,7 @@ def test_no_page_has_an_inline_style_script_or_handler(client_in, pages):
     html_pages = [
         r.content.decode() for r in responses if r["Content-Type"].startswith("text/html")
     ]
-    assert len(html_pages) == len(pages) - 2 + 1  # all but the two downloads, and the deal
+    assert len(html_pages) == len(pages) - 4 + 1  # all but the four downloads, and the deal
     for html in html_pages:
         assert not re.search(r"<[^>]*\sstyle=", html)
         assert not re.search(r"<[^>]*\son[a-z]+=", html)
@@ -504,6 +510,7 @@ def forms(match) -> dict:
     hand = {**GOOD_HAND, "version": str(match.version)}
     first = {**hand, "number": "1"}
     undo = {"number": "1", "version": str(match.version)}
+    bob, cat = (Player.objects.get(owner=match.owner, name=n) for n in ("Bob", "Cat"))
     return {
         "signup": (url("signup"), {"username": "cat", "password1": PASSWORD}, ["password2"]),
         "login": (reverse("login"), {"username": "ann", "password": PASSWORD}, ["next"]),
@@ -525,6 +532,14 @@ def forms(match) -> dict:
         ),
         "account": (url("account"), {"email": "ann@example.org"}, ["email"]),
         "password_reset": (reverse("password_reset"), {"email": "ann@example.org"}, ["email"]),
+        "player_rename": (url("player_rename", bob.pk), {"name": "Robert"}, ["name"]),
+        "player_merge": (url("player_merge", bob.pk), {"other": str(cat.pk)}, ["other", "same"]),
+        "match_move": (url("match_move", match.pk), {"night": "new"}, ["night"]),
+        "night_paid": (
+            url("night_paid", match.night_id),
+            {"key": "Ann>Bob", "fingerprint": "x", "paid": "1"},
+            ["key", "fingerprint", "paid"],
+        ),
     }
 
 
@@ -533,6 +548,7 @@ def queries(match) -> dict:
     board = ["hands", "v", "n"]  # all hands, and a live board's poll: its version and hands
     return {
         "match_list": (url("match_list"), ["player", "page"]),
+        "night_list": (url("night_list"), ["page"]),
         "login": (reverse("login"), ["next"]),
         "match_detail": (match.get_absolute_url(), board),
         "match_shared": (match.get_share_url(), board),
@@ -657,3 +673,13 @@ def test_a_score_too_large_for_the_database_is_refused_in_words(client_in):
     page = client_in.post(url("match_import"), {"file": upload}, follow=True).content.decode()
     assert "must be a whole number from 0 to 1,000,000, or null." in page
     assert not Match.objects.exists()
+
+
+@pytest.mark.django_db
+def test_a_new_name_with_a_nul_is_refused_in_words(client_in, user):
+    make_match(user)
+    bob = Player.objects.get(name="Bob")
+    html = client_in.post(url("player_rename", bob.pk), {"name": "Bo\x00b"}).content.decode()
+    assert "no control character (such as a line break or NUL)" in html
+    bob.refresh_from_db()
+    assert bob.name == "Bob"
