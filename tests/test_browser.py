@@ -735,3 +735,22 @@ def test_on_its_side_the_board_and_the_hand_form_sit_side_by_side(page: Page, li
         chip(page, name, n)
     expect(page.get_by_role("button", name="Save hand 1")).to_be_in_viewport()
     snap(page, "landscape")
+
+
+def test_a_save_tapped_while_a_check_is_on_its_way_is_drawn_and_the_next_tap_lands(
+    page: Page, live_server
+):
+    sign_up(page, live_server.url, "hasty")
+    new_match(page, "3 players to 15", ["Ann", "Bob", "Cat"], "Cat")
+    cdp = page.context.new_cdp_session(page)
+    slow = {"offline": False, "latency": 400, "downloadThroughput": -1, "uploadThroughput": -1}
+    cdp.send("Network.emulateNetworkConditions", slow)
+    tap(page, "upcard", "hearts")
+    expect(page.locator("fieldset.makers")).to_be_visible()
+    tap(page, "makers", "pass")  # its check is still on its way when Save is tapped
+    page.get_by_role("button", name="Save hand 1").click()
+    tap(page, "upcard", "spades")
+    expect(page.get_by_role("button", name="Undo hand 1")).to_be_visible()
+    expect(page.locator(".score.is-dealer .name")).to_have_text("Ann")
+    expect(page.locator("#hand-form input[name=upcard][value=spades]")).to_be_checked()
+    expect(page.locator("fieldset.makers")).to_be_visible()

@@ -52,11 +52,25 @@ function fillInLast(fieldset, tapped) {
 // wait until the Save's answer has drawn the next form, then land on it, one after another
 // (a maker tapped early waits for the upcard's answer to show the makers).
 let held = null; // taps waiting for a Save's answer, or null when no Save is on its way
-let saving = null; // that Save's request (htmx reports its end from wherever it can)
+let saving = null; // that Save's request
 document.addEventListener("htmx:beforeRequest", (event) => {
   if (!event.detail.elt.matches?.("button.save")) return;
+  // A check still on its way would redraw the form under the Save; the Save checks it all.
+  if (event.detail.elt.form) htmx.trigger(event.detail.elt.form, "htmx:abort");
   held = [];
-  saving = event.detail.xhr;
+  const xhr = (saving = event.detail.xhr);
+  // The request itself says when it ends (htmx's own events are lost when the Save button is
+  // no longer on the page): a failed or cancelled Save gives the taps back at once; an answer
+  // lands them once it has settled (below), or soon after whatever happens to the page.
+  xhr.addEventListener("loadend", () => {
+    if (saving !== xhr) return;
+    if ((xhr.status >= 200 && xhr.status < 300) || xhr.status === 409) {
+      held.landing = true;
+      setTimeout(() => saving === xhr && releaseHeld(), 1000);
+    } else {
+      releaseHeld();
+    }
+  });
 });
 document.addEventListener(
   "click",
@@ -65,6 +79,18 @@ document.addEventListener(
     if (held === null || !input.matches?.("#hand-form input[type=radio], #hand-form input[type=checkbox]")) return;
     event.preventDefault();
     held.push([input.name, input.value]);
+  },
+  true,
+);
+
+document.addEventListener(
+  "submit",
+  (event) => {
+    // Enter while a Save is on its way must not send a check that would cancel it.
+    if (held !== null && event.target.id === "hand-form") {
+      event.preventDefault();
+      event.stopPropagation();
+    }
   },
   true,
 );
@@ -97,13 +123,6 @@ async function releaseHeld() {
     input?.click();
   }
 }
-
-document.addEventListener("htmx:afterRequest", (event) => {
-  if (held === null || event.detail.xhr !== saving) return;
-  // An answer that swapped lands the taps once it has settled; a failed one, at once.
-  if (event.detail.successful) held.landing = true;
-  else releaseHeld();
-});
 
 document.addEventListener("htmx:afterSettle", (event) => {
   if (!event.detail.requestConfig?.elt?.matches?.("button.save")) return;
