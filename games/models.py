@@ -842,7 +842,8 @@ class Result(models.Model):
     seat = models.PositiveSmallIntegerField(help_text="clockwise, from 0")
     score = models.IntegerField()
     won = models.BooleanField(default=False)
-    net_cents = models.IntegerField(default=0, help_text="money won (+) or lost (−), in cents")
+    # Stakes up to the form's 999,999.99 times a score up to a million: beyond 32 bits.
+    net_cents = models.BigIntegerField(default=0, help_text="money won (+) or lost (−), in cents")
     short = models.PositiveSmallIntegerField(
         default=0, help_text="hands they fell short: set, or played and took no trick (§6)"
     )

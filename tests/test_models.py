@@ -540,3 +540,15 @@ def test_two_players_of_one_match_are_refused_in_words_and_nothing_changes(user)
     with pytest.raises(rules.RuleError, match="There is already a player called Cat"):
         bob.rename(" Cat ")
     assert_results_are_a_replay(match)
+
+
+def test_the_largest_stakes_and_scores_fit_their_columns(user):
+    from games.models import Result
+
+    big = rules.Stakes(per_game=99_999_999, per_point=99_999_999, per_set=99_999_999)
+    sweep = GameHand("hearts", "hearts", "Bob", None, ("Ann", "Cat", "Dan"), {"Bob": 5})
+    match = make_match(user, stakes=big, starting_score=1_000_000, hands=[sweep])
+    state, _ = match.replay()
+    _, net = rules.settle(state, big)
+    stored = {r.player.name: r.net_cents for r in Result.objects.filter(match=match)}
+    assert stored == net and net["Bob"] > 2**31
