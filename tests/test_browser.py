@@ -696,8 +696,17 @@ def test_the_screen_stays_awake_during_a_match_and_nothing_breaks_without_the_ap
 
 
 def test_the_last_board_seen_shows_without_a_network_and_nothing_on_it_can_save(
-    page: Page, live_server
+    browser_type, browser_type_launch_args, browser_context_args, live_server
 ):
+    # A browser of its own: a service worker left behind must not stall the tests after it.
+    browser = browser_type.launch(**browser_type_launch_args)
+    try:
+        _last_board_offline(browser.new_context(**browser_context_args).new_page(), live_server)
+    finally:
+        browser.close()
+
+
+def _last_board_offline(page: Page, live_server):
     sign_up(page, live_server.url, "offline")
     new_match(page, "Standard", ["Ann", "Bob", "Cat", "Dan"], "Dan")
     page.wait_for_function("() => navigator.serviceWorker.controller !== null")
