@@ -17,6 +17,7 @@ from django.db import models, transaction
 from django.db.models import Count, Min, Q, Sum
 from django.urls import reverse
 from django.utils import timezone
+from django.utils.functional import cached_property
 
 from games import matchfile, rules
 
@@ -415,19 +416,27 @@ class Match(models.Model):
     def label(self) -> str:
         return rules.PRESETS[self.preset].label if self.preset in rules.PRESETS else self.preset
 
-    @property
+    @cached_property
     def names(self) -> tuple[str, ...]:
-        return tuple(seat.player.name for seat in self.seats.all())
+        """The players' names in seat order: from `with_hands()`'s seats where they were
+        fetched (a list of matches), else in one small query (a single match's page)."""
+        if "seats" in getattr(self, "_prefetched_objects_cache", {}):
+            return tuple(seat.player.name for seat in self.seats.all())
+        return tuple(self.seats.order_by("position").values_list("player__name", flat=True))
 
     def winner_names(self) -> list[str]:
         return [r.player.name for r in self.results.all() if r.won]
 
-    def settled(self) -> tuple[rules.MatchState, list[rules.Payment]]:
-        """The match's end as its stored results hold it, and who pays whom by the engine's
-        §6 (`rules.settle`), without replaying the hands."""
-        rows = list(self.results.all())
+    def stored_state(self) -> rules.MatchState:
+        """The match as its stored results hold it, without replaying the hands: `_store()`
+        writes them with the hands, so they are the engine's fold of them, all but `won_by`
+        (which only a finished match's own page tells, from its replay)."""
+        if "results" in getattr(self, "_prefetched_objects_cache", {}):
+            rows = list(self.results.all())  # `with_results()`: a list of matches
+        else:
+            rows = list(self.results.select_related("player").order_by("seat"))
         names = tuple(r.player.name for r in rows)
-        state = rules.MatchState(
+        return rules.MatchState(
             ruleset=self.ruleset(),
             players=names,
             scores={r.player.name: r.score for r in rows},
@@ -436,6 +445,11 @@ class Match(models.Model):
             sets={r.player.name: r.short for r in rows},
             winners=tuple(r.player.name for r in rows if r.won),
         )
+
+    def settled(self) -> tuple[rules.MatchState, list[rules.Payment]]:
+        """The match's end as its stored results hold it, and who pays whom by the engine's
+        §6 (`rules.settle`), without replaying the hands."""
+        state = self.stored_state()
         payments, _ = rules.settle(state, self.stakes())
         return state, payments
 

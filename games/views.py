@@ -52,7 +52,7 @@ def _go(request: HttpRequest, to) -> HttpResponse:
 
 
 def _get_match(request: HttpRequest, pk: int) -> Match:
-    return get_object_or_404(Match.objects.with_hands(), pk=pk, owner=request.user)
+    return get_object_or_404(Match, pk=pk, owner=request.user)
 
 
 def _describe(result: rules.HandResult) -> str:
@@ -440,15 +440,17 @@ def hand_check(request: HttpRequest, pk: int, number: int | None = None) -> Http
     """
     match = _get_match(request, pk)
     sent, version = WriteForm(request.POST).read()
-    hands = match.game_hands()
     editing = number is not None
-    if editing and (not 1 <= number <= len(hands) or match.finished):
+    if editing and (not 1 <= number <= match.hands_played or match.finished):
         return _go(request, match)
     if version != match.version:
         if editing:
             return _stale_edit(request, pk, number)
         return _stale_board(request, pk, None if sent is None else sent - 1, request.POST)
-    state, _ = match.replay(hands[: number - 1] if editing else hands)
+    if editing:
+        state, _ = match.replay(match.game_hands()[: number - 1])
+    else:
+        state = match.stored_state()  # the next hand is played on the stored scores
     if state.finished:
         return _go(request, match)
     form = HandForm(state, request.POST, checking=True)

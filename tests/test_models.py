@@ -2,6 +2,7 @@
 
 import json
 import random
+from dataclasses import replace
 from datetime import datetime, timedelta
 from zoneinfo import ZoneInfo
 
@@ -249,6 +250,7 @@ def assert_results_are_a_replay(match):
     state, results = rules.replay(start, match.game_hands())
     rows = list(Result.objects.filter(match=match).order_by("seat").values(*RESULT_FIELDS))
     assert rows == verdict(start, state, results, match.stakes())
+    assert match.stored_state() == replace(state, won_by=None)
     players = Result.objects.filter(match=match).order_by("seat").values_list("player__name")
     assert tuple(name for (name,) in players) == match.names
     assert match.hands_played == state.hands
