@@ -7,41 +7,22 @@ database, then times the home page, the past-matches list and a player's record
 1,000 matches over its cost with 10. Run with `.venv/bin/python bench/records_bench.py`.
 """
 
-import os
+import functools
 import random
-import statistics
-import sys
-import tempfile
-import time
-import warnings
 from datetime import timedelta
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-DB = Path(tempfile.mkdtemp()) / "bench.sqlite3"
-os.environ["DATABASE_URL"] = f"sqlite:///{DB}"
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "scorekeeper.settings")
+from inprocess import DB, by_turns  # sets Django up: before anything of Django's
 
-import django  # noqa: E402
+# isort: split
 
-django.setup()
+from django.contrib.auth import get_user_model
+from django.test import Client
+from django.utils import timezone
 
-from django.conf import settings  # noqa: E402
-from django.contrib.auth import get_user_model  # noqa: E402
-from django.core.management import call_command  # noqa: E402
-from django.test import Client  # noqa: E402
-from django.utils import timezone  # noqa: E402
+from games import rules
+from games.models import Match, Player
+from tests.matches import random_match
 
-from games import rules  # noqa: E402
-from games.models import Match, Player  # noqa: E402
-from tests.matches import random_match  # noqa: E402
-
-settings.STORAGES["staticfiles"]["BACKEND"] = (
-    "django.contrib.staticfiles.storage.StaticFilesStorage"
-)
-settings.ALLOWED_HOSTS = ["*"]
-warnings.filterwarnings("ignore", message="No directory at")  # static files are not served
 SIZES = (10, 1000)
 STAKES = rules.Stakes(per_game=100, per_point=10, per_set=25)
 
@@ -60,23 +41,7 @@ def store(user, count: int, rnd: random.Random):
         )
 
 
-def timed(pages: dict, rounds: int = 60) -> dict:
-    """The median time of each page's request. The pages take turns, round after round, so
-    that a change in the machine's load weighs on every one of them alike."""
-    times = {key: [] for key in pages}
-    for _ in range(5):
-        for client, url in pages.values():
-            assert client.get(url).status_code == 200
-    for _ in range(rounds):
-        for key, (client, url) in pages.items():
-            start = time.perf_counter()
-            client.get(url)
-            times[key].append(time.perf_counter() - start)
-    return {key: statistics.median(t) for key, t in times.items()}
-
-
 def main():
-    call_command("migrate", verbosity=0)
     rnd = random.Random(8)
     pages = {}
     for n in SIZES:
@@ -85,10 +50,13 @@ def main():
         ann = Player.objects.get(owner=user, name="Ann")
         client = Client()
         client.force_login(user)
-        pages[("home", n)] = client, "/"
-        pages[("past matches", n)] = client, "/matches/"
-        pages[("record", n)] = client, f"/matches/?player={ann.pk}"
-    figures = timed(pages)
+        for page, url in (
+            ("home", "/"),
+            ("past matches", "/matches/"),
+            ("record", f"/matches/?player={ann.pk}"),
+        ):
+            pages[page, n] = functools.partial(client.get, url)
+    figures = by_turns(pages, rounds=60)
     small, big = SIZES
     for page in ("home", "past matches", "record"):
         a, b = figures[page, small], figures[page, big]

@@ -34,7 +34,7 @@ from games import matchfile, rules
 from games.checks import password_reset_on, reset_domain
 from games.forms import EmailForm, HandForm, MatchForm, SignupForm, WriteForm
 from games.models import MAX_HANDS, Match, Night, Player, Stale
-from games.templatetags.games import SUIT_SYMBOLS, house_rules_words, stakes_text
+from games.templatetags.games import SUIT_SYMBOLS, house_rules_words, signed, stakes_text
 
 
 def _partial(request: HttpRequest, template: str, partial: str) -> str:
@@ -80,6 +80,12 @@ def _describe(result: rules.HandResult) -> str:
 HISTORY_SHOWN = 5  # the latest hands under the board; the rest on demand
 
 
+def _cell(name: str, change: int, score: int) -> dict:
+    """A player's line in a hand of the history: the change in words, how it went, the score."""
+    trend = "up" if change > 0 else "down" if change < 0 else ""
+    return {"name": name, "change": signed(change), "trend": trend, "score": score}
+
+
 def _summary(match: Match, replayed=None, all_hands: bool = False) -> dict:
     """Everything a page shows about a match, folded once by the engine."""
     state, results = replayed or match.replay()
@@ -94,7 +100,7 @@ def _summary(match: Match, replayed=None, all_hands: bool = False) -> dict:
                 "number": result.number,
                 "dealer": result.dealer,
                 "text": _describe(result),
-                "cells": [(p, result.changes[p], result.scores[p]) for p in state.players],
+                "cells": [_cell(p, result.changes[p], result.scores[p]) for p in state.players],
             }
         )
     standings = [

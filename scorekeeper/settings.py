@@ -159,7 +159,8 @@ DEFAULT_FROM_EMAIL = os.getenv("DEFAULT_FROM_EMAIL", "webmaster@localhost")
 
 LANGUAGE_CODE = "en-us"
 TIME_ZONE = os.getenv("TIME_ZONE", "America/Chicago")
-USE_I18N = True
+# The app speaks English only: no translation machinery behind every number a page shows.
+USE_I18N = False
 USE_TZ = True
 
 STATIC_URL = "static/"
