@@ -33,6 +33,15 @@ warnings.filterwarnings("ignore", message="No directory at")  # static files are
 call_command("migrate", verbosity=0)
 
 
+def answered(status: int, send, *args, **kwargs):
+    """A request (a function of no argument) that must be answered with `status`."""
+
+    def request():
+        assert send(*args, **kwargs).status_code == status
+
+    return request
+
+
 def by_turns(requests: dict, rounds: int, warm_up: int = 5) -> dict:
     """The median seconds of each request (a function of no argument). The requests take
     turns, round after round, so that a change in the machine's load weighs on each alike."""

@@ -12,7 +12,7 @@ import sys
 import types
 from urllib.parse import urlencode
 
-from inprocess import DB, by_turns  # sets Django up: before anything of Django's
+from inprocess import DB, answered, by_turns  # sets Django up: before anything of Django's
 
 # isort: split
 
@@ -44,15 +44,6 @@ urls = types.ModuleType("bench_urls")
 urls.urlpatterns = [path("minimal/", minimal), path("", include("scorekeeper.urls"))]
 sys.modules["bench_urls"] = urls
 settings.ROOT_URLCONF = "bench_urls"
-
-
-def answered(status: int, send, *args, **kwargs):
-    """A request that must be answered with `status`."""
-
-    def request():
-        assert send(*args, **kwargs).status_code == status
-
-    return request
 
 
 def post(client: Client, url: str, data: dict):

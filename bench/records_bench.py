@@ -7,11 +7,10 @@ database, then times the home page, the past-matches list and a player's record
 1,000 matches over its cost with 10. Run with `.venv/bin/python bench/records_bench.py`.
 """
 
-import functools
 import random
 from datetime import timedelta
 
-from inprocess import DB, by_turns  # sets Django up: before anything of Django's
+from inprocess import DB, answered, by_turns  # sets Django up: before anything of Django's
 
 # isort: split
 
@@ -55,7 +54,7 @@ def main():
             ("past matches", "/matches/"),
             ("record", f"/matches/?player={ann.pk}"),
         ):
-            pages[page, n] = functools.partial(client.get, url)
+            pages[page, n] = answered(200, client.get, url)
     figures = by_turns(pages, rounds=60)
     small, big = SIZES
     for page in ("home", "past matches", "record"):

@@ -35,8 +35,18 @@ class _RecordOnSave:
 
     def save_related(self, request, form, formsets, change):
         super().save_related(request, form, formsets, change)
+        form.instance.__dict__.pop("names", None)  # the seats may have changed
         match = Match.objects.with_hands().get(pk=self._match_of(form.instance).pk)
         match.record(match.game_hands())
+
+
+class _PartOfAMatch:
+    """A hand, a play or a seat is never deleted on its own: that would leave a gap in the
+    hands or a hand without a player, and no verdict stored for it. Undo on the match page
+    takes back the last hand; a match is deleted whole."""
+
+    def has_delete_permission(self, request, obj=None):
+        return False
 
 
 @admin.register(Player)
@@ -87,6 +97,12 @@ class MatchAdmin(_RecordOnSave, admin.ModelAdmin):
     def _match_of(match):
         return match
 
+    def get_deleted_objects(self, objs, request):
+        """A match goes whole: its seats, hands, plays and results with it, though none of
+        them may be deleted on its own."""
+        deleted, counts, _, protected = super().get_deleted_objects(objs, request)
+        return deleted, counts, set(), protected
+
 
 class PlayFormSet(_CheckedFormSet):
     def clean(self):
@@ -105,7 +121,7 @@ class PlayInline(admin.TabularInline):
 
 
 @admin.register(Hand)
-class HandAdmin(_RecordOnSave, admin.ModelAdmin):
+class HandAdmin(_PartOfAMatch, _RecordOnSave, admin.ModelAdmin):
     list_display = ["__str__", "match", "upcard", "trump", "maker", "passed"]
     list_filter = ["upcard", "passed"]
     inlines = [PlayInline]
@@ -133,7 +149,7 @@ class PlayForm(forms.ModelForm):
 
 
 @admin.register(Play)
-class PlayAdmin(_RecordOnSave, admin.ModelAdmin):
+class PlayAdmin(_PartOfAMatch, _RecordOnSave, admin.ModelAdmin):
     form = PlayForm
     list_display = ["__str__", "hand", "player", "dropped", "tricks"]
     list_select_related = ["hand__match", "player"]
@@ -145,7 +161,7 @@ class PlayAdmin(_RecordOnSave, admin.ModelAdmin):
 
 
 @admin.register(Seat)
-class SeatAdmin(admin.ModelAdmin):
+class SeatAdmin(_PartOfAMatch, admin.ModelAdmin):
     """Seats are edited with their match, where the whole table is checked at once."""
 
     list_display = ["__str__", "match", "player", "position"]

@@ -13,9 +13,12 @@ class HtmxLoginMiddleware:
 
     def __call__(self, request):
         response = self.get_response(request)
-        if request.htmx and response.status_code == 302:
-            if response["Location"].startswith(resolve_url(settings.LOGIN_URL)):
-                return HttpResponseClientRedirect(response["Location"])
+        if (
+            request.htmx
+            and response.status_code == 302
+            and response["Location"].startswith(resolve_url(settings.LOGIN_URL))
+        ):
+            return HttpResponseClientRedirect(response["Location"])
         return response
 
 

@@ -433,15 +433,18 @@ class Match(models.Model):
         (which only a finished match's own page tells, from its replay)."""
         if "results" in getattr(self, "_prefetched_objects_cache", {}):
             rows = list(self.results.all())  # `with_results()`: a list of matches
+            match = self
         else:
-            rows = list(self.results.select_related("player").order_by("seat"))
+            # The match row read with its results, in one statement: one moment of both.
+            rows = list(self.results.select_related("player", "match").order_by("seat"))
+            match = rows[0].match
         names = tuple(r.player.name for r in rows)
         return rules.MatchState(
-            ruleset=self.ruleset(),
+            ruleset=match.ruleset(),
             players=names,
             scores={r.player.name: r.score for r in rows},
-            dealer=names[self.next_dealer],
-            hands=self.hands_played,
+            dealer=names[match.next_dealer],
+            hands=match.hands_played,
             sets={r.player.name: r.short for r in rows},
             winners=tuple(r.player.name for r in rows if r.won),
         )

@@ -689,6 +689,28 @@ def test_admin_edits_of_a_hand_go_through_the_rules(client, django_user_model, u
     assert not hand.plays.get(player__name="Ann").dropped
 
 
+def test_the_admin_deletes_a_match_whole_and_never_a_hand_a_play_or_a_seat(
+    client, django_user_model, user
+):
+    admin = django_user_model.objects.create_superuser("boss", password="card-table-42")
+    client.force_login(admin)
+    match = make_match(
+        user, hands=[GameHand("clubs", tricks={"Ann": 2, "Bob": 1, "Cat": 1, "Dan": 1})]
+    )
+    hand = Hand.objects.get(match=match)
+    for model, pk in (
+        ("hand", hand.pk),
+        ("play", hand.plays.first().pk),
+        ("seat", match.seats.first().pk),
+    ):
+        assert client.get(reverse(f"admin:games_{model}_delete", args=[pk])).status_code == 403
+    assert Hand.objects.filter(match=match).count() == 1
+    page = client.post(reverse("admin:games_match_delete", args=[match.pk]), {"post": "yes"})
+    assert page.status_code == 302
+    assert not Match.objects.filter(pk=match.pk).exists()
+    assert not Hand.objects.filter(pk=hand.pk).exists()
+
+
 def test_a_players_record_counts_wins_and_money(client_in, user):
     sweep = GameHand("hearts", "hearts", "Bob", None, ("Ann", "Cat", "Dan"), {"Bob": 5})
     make_match(user, hands=[sweep], stakes=rules.Stakes(per_game=100))
