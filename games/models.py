@@ -12,6 +12,7 @@ from dataclasses import asdict, dataclass, fields
 from datetime import timedelta
 
 from django.conf import settings
+from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
 from django.db import models, transaction
 from django.db.models import Count, Min, Q, Sum
@@ -299,6 +300,14 @@ class Night(models.Model):
         self.paid, self.paid_for = sorted(marks), now
         Night.objects.filter(pk=self.pk).update(paid=self.paid, paid_for=now)
         return True
+
+
+def _owners_turn(owner) -> None:
+    """Lock the owner's row until the transaction ends, so that one owner's new matches take
+    turns: two begun at once on two phones find each other's night, and a file imported
+    twice at once is stored once. (On SQLite the IMMEDIATE transaction already does this.)"""
+    users = get_user_model().objects
+    users.select_for_update().filter(pk=owner.pk).values_list("pk").get()
 
 
 class MatchQuerySet(models.QuerySet):
@@ -619,6 +628,7 @@ class Match(models.Model):
         """A new match from the engine's terms; raises RuleError and stores nothing if bad."""
         rules.new_match(ruleset, names, first_dealer)
         _check_fits(names, stakes)
+        _owners_turn(owner)
         played_at = played_at or timezone.now()
         match = cls.objects.create(
             owner=owner,
@@ -655,6 +665,7 @@ class Match(models.Model):
     @transaction.atomic
     def import_file(cls, owner, m: matchfile.Match) -> tuple[Match, bool]:
         """Store a match file's match unless the owner has it already: (match, stored)."""
+        _owners_turn(owner)
         same = cls.objects.filter(owner=owner).same_as(m)
         if same is not None:
             return same, False

@@ -167,3 +167,14 @@ def test_pages_read_while_hands_are_edited_never_fail(server, phones):
         reader.join()
     assert failures == []
     stored(server, a, match)
+
+
+def test_two_phones_starting_the_first_matches_of_a_night_at_once_share_the_night(server):
+    base, database = server
+    for i in range(5):
+        first = Phone(base, f"evening{i}", signup=True)
+        second = Phone(base, f"evening{i}")
+        matches = at_once((first.new_match,), (second.new_match,))
+        ids = ", ".join(str(m) for m in matches)
+        nights = query(database, f"SELECT DISTINCT night_id FROM games_match WHERE id IN ({ids})")
+        assert len(nights) == 1
