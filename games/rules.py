@@ -373,6 +373,13 @@ class HandShape:
         """Every number of tricks one player can take."""
         return range(self.tricks + 1)
 
+    def needed(self, hand: Hand) -> int | None:
+        """The tricks the maker of `hand` needed: their bid where tricks are bid, else what the
+        rules say; None with no maker."""
+        if self.maker is None:
+            return None
+        return hand.bid if self.asks_bid else self.needs
+
     def fill_in(self, tricks: dict) -> dict:
         """The tricks of the players who played, None where not yet known, with the last one
         filled in where the others fix it: they take what is left. A maker everyone else
@@ -666,27 +673,11 @@ def score_hand(state: MatchState, hand: Hand) -> dict:
     return play(state, hand)[1].changes
 
 
-def maker_of(state: MatchState, hand: Hand) -> tuple[str | None, int | None]:
-    """Who made trump in a hand and the tricks they needed (§2); (None, None) with no maker."""
-    shape = state.shape(hand.upcard, hand.maker, hand.passed or hand.trump == NO_TRUMP)
-    if shape.maker is None:
-        return None, None
-    return shape.maker, hand.bid if shape.asks_bid else shape.needs
-
-
-def maker_was_set(state: MatchState, hand: Hand) -> bool:
-    """Whether the hand's maker was set: took fewer than they needed, where sets count (§4)."""
-    maker, needs = maker_of(state, hand)
-    if maker is None or state.ruleset.set_penalty is None:
-        return False
-    return hand.tricks[maker] < needs
-
-
 def _outcome(state: MatchState, hand: Hand, shape: HandShape) -> tuple[dict, tuple, tuple]:
     """The changes of score of a checked hand, who was set and who was euchred (§4, §12)."""
     r = state.ruleset
     changes = dict.fromkeys(state.players, 0)
-    needs = hand.bid if shape.asks_bid else shape.needs
+    needs = shape.needed(hand)
     set_, euchred = [], []
     for p in state.players:
         took = hand.tricks.get(p)
@@ -891,31 +882,22 @@ def tallies(start: MatchState, results: list[HandResult]) -> dict[str, Tally]:
     """Each player's Tally over a match, from its start and the results `replay` gives."""
     counts = {p: dict.fromkeys((f.name for f in fields(Tally)), 0) for p in start.players}
     for result in results:
-        hand = result.hand
+        hand, shape = result.hand, result.shape
         if hand.passed:
             continue
-        before = replace(
-            start,
-            scores={p: result.scores[p] - result.changes[p] for p in start.players},
-            dealer=result.dealer,
-        )
-        shape = before.shape(hand.upcard)
-        maker, needs = maker_of(before, hand)
         for p, c in counts.items():
             took = hand.tricks.get(p)
             played = took is not None
-            may_drop = not (
-                shape.automatic or hand.trump == NO_TRUMP or p == maker or p in shape.must_play
-            )
+            may_drop = p not in shape.must_play  # the maker, a turned suit, no trump, a low score
             c["dealt_in"] += 1
             c["stayed_in"] += played
             c["could_drop"] += may_drop
             c["stayed_by_choice"] += may_drop and played
-            if p == maker:
+            if p == shape.maker:
                 c["made_trump"] += 1
-                c["made"] += took >= needs
-                c["was_set"] += maker_was_set(before, hand)
-            c["euchred"] += took == 0
+                c["made"] += took >= shape.needed(hand)
+                c["was_set"] += p in result.set
+            c["euchred"] += p in result.euchred
             c["sweeps"] += took == TRICKS
             c["points"] += result.changes[p]
     return {p: Tally(**c) for p, c in counts.items()}
