@@ -391,9 +391,14 @@ def match_shared(request: HttpRequest, token: str) -> HttpResponse:
     """The read-only board behind a share link: no account, nothing to change, and it
     follows the match by itself."""
     matches = Match.objects.filter(share_token=token)
-    if _unchanged(request, matches):
-        return HttpResponse(status=204)
-    match = get_object_or_404(matches.with_hands())
+    try:
+        if _unchanged(request, matches):
+            return HttpResponse(status=204)
+        match = get_object_or_404(matches.with_hands())
+    except Http404:  # a revoked link
+        template = _partial(request, "games/link_gone.html", "board")
+        # A board left open stops asking (htmx stops polling on 286); a page opened anew: 404.
+        return render(request, template, status=286 if request.htmx else 404)
     all_hands = request.GET.get("hands") == "all"
     context = _summary(match, all_hands=all_hands)
     context.update(viewer=True, history_url=match.get_share_url() + "?hands=all")
@@ -447,12 +452,12 @@ def hand_check(request: HttpRequest, pk: int, number: int | None = None) -> Http
     match = _get_match(request, pk)
     sent, version = WriteForm(request.POST).read()
     editing = number is not None
-    if editing and (not 1 <= number <= match.hands_played or match.finished):
-        return _go(request, match)
     if version != match.version:
         if editing:
             return _stale_edit(request, pk, number)
         return _stale_board(request, pk, None if sent is None else sent - 1, request.POST)
+    if editing and (not 1 <= number <= match.hands_played or match.finished):
+        return _go(request, match)
     if editing:
         state, _ = match.replay(match.game_hands()[: number - 1])
     else:
@@ -493,14 +498,19 @@ def _edit_page(
 
 
 def _stale_edit(request: HttpRequest, pk: int, number: int) -> HttpResponse:
-    """409 for an edit from an out-of-date page: the change is kept, on today's match."""
+    """409 for an edit from an out-of-date page: the change is kept, on today's match; or,
+    where the hand is gone or the match was won meanwhile, the board says so."""
     match = _get_match(request, pk)
     hands, state = _state_before(match, number)
     if state is None or number > len(hands) or match.finished:
-        messages.warning(
-            request, f"Hand {number} was changed on another phone; your change was not saved."
-        )
-        return _go(request, match)
+        done = f"Hand {number} was undone" if number > len(hands) else "The match was won"
+        notice = f"{done} on another phone, so your change to hand {number} was not saved."
+        if not request.htmx:
+            return _board(request, match, notice=notice, status=409)
+        messages.warning(request, notice)  # the edit page has no board to swap: go to it
+        response = _go(request, match)
+        response.status_code = 409
+        return response
     data = request.POST.copy()
     data["version"] = match.version
     form = HandForm(state, data, checking=True)
@@ -517,14 +527,21 @@ def _stale_edit(request: HttpRequest, pk: int, number: int) -> HttpResponse:
 def hand_edit(request: HttpRequest, pk: int, number: int) -> HttpResponse:
     match = _get_match(request, pk)
     hands, state = _state_before(match, number)
-    if state is None or number > len(hands) or match.finished:
-        return _go(request, match)  # a finished match is read-only; undo reopens it
     if request.method == "GET":
+        if state is None or number > len(hands) or match.finished:
+            return _go(request, match)  # a finished match is read-only; undo reopens it
         initial = HandForm.initial_for(hands[number - 1], match.names, number)
         initial["version"] = match.version
         return _edit_page(request, match, number, HandForm(state, initial=initial))
     _, version = WriteForm(request.POST).read()
+    stale = version != match.version
+    if state is None or number > len(hands):  # undone on another phone, or never there
+        return _stale_edit(request, pk, number) if stale else _go(request, match)
     form = HandForm(state, request.POST)
+    if match.finished:  # won meanwhile: only this very edit, sent again, is a success
+        if stale and not (form.is_valid() and form.hand == hands[number - 1]):
+            return _stale_edit(request, pk, number)
+        return _go(request, match)
     if form.is_valid():
         try:
             match.change_hand(number, form.hand, version)

@@ -173,7 +173,14 @@ def test_standard_match_with_a_mistake_fixed_ends_in_a_sweep_and_a_payout(page: 
     chip(page, "Dan", 0)
     expect(page.locator(".status")).to_contain_text("Dan")
     expect(page.locator(".status")).to_contain_text("+5")
-    page.get_by_role("button", name="Save changes to hand 2").click()
+    # The preview keeps the room it needs beside the longer Save.
+    preview, save = (
+        page.locator(".save-bar .status"),
+        page.get_by_role("button", name="Save changes to hand 2"),
+    )
+    assert preview.bounding_box()["width"] >= save.bounding_box()["width"]
+    snap(page, "edit-hand")
+    save.click()
     expect(page.get_by_text("Hand 2 changed")).to_be_visible()
     assert scores(page) == {"Ann": 28, "Bob": 21, "Cat": 23, "Dan": 28}
 
@@ -478,11 +485,18 @@ def test_every_phone_at_the_table_follows_the_board(browser, page: Page, live_se
             assert "/accounts/login/" in response.headers["location"]
     expect(viewer.locator(".hand-row")).to_have_count(3)
 
-    # A new link revokes the old one.
+    # A new link, once confirmed, revokes the old one: a board still open on it stops and
+    # says so; the new code is on screen.
     page.locator("#share summary").click()
+    page.once("dialog", lambda dialog: dialog.accept())
     page.get_by_role("button", name=re.compile("New link")).click()
     expect(page.get_by_text("the old one no longer works")).to_be_visible()
+    expect(page.locator("#share .qr svg")).to_be_in_viewport()
+    assert page.locator("#share a").first.get_attribute("href") != share_url
+    expect(viewer.get_by_text("This link to the board no longer works.")).to_be_visible()
+    expect(viewer.locator("#connection-problem")).to_be_hidden()
     assert viewer.goto(share_url).status == 404
+    expect(viewer.get_by_text("This link to the board no longer works.")).to_be_visible()
     second.close()
     guests.close()
 

@@ -1482,3 +1482,57 @@ def test_the_manifest_makes_the_app_installable_with_png_icons(client):
         assert src.startswith(django_settings.STATIC_URL)
         path = static / src.removeprefix(django_settings.STATIC_URL)
         assert png_size(path) == tuple(int(n) for n in sizes.split("x"))
+
+
+def test_a_revoked_share_link_says_so_and_a_board_left_open_on_it_stops_asking(client, user):
+    match = make_match(user, hands=[CLUB])
+    old = match.get_share_url()
+    match.new_share_link()
+    response = client.get(old)
+    assert response.status_code == 404
+    assert "This link to the board no longer works." in response.content.decode()
+    # The board still open on it asks as it always does: htmx stops polling on 286.
+    response = client.get(old, {"v": match.version}, **HX)
+    assert response.status_code == 286
+    html = response.content.decode()
+    assert html.lstrip().startswith('<div id="board"') and "no longer works" in html
+    assert "hx-get" not in html
+
+
+def test_the_board_asks_before_a_new_share_link_cuts_off_the_old_one(client_in, user):
+    match = make_match(user)
+    html = client_in.get(match.get_absolute_url()).content.decode()
+    assert 'data-confirm="Make a new link? Phones that show the board by the old link' in html
+
+
+@pytest.mark.parametrize("htmx", [False, True])
+def test_an_edit_of_a_hand_undone_on_another_phone_says_it_was_not_saved(client_in, user, htmx):
+    match = make_match(user, hands=[CLUB, CLUB])
+    edit = drawn(match, CLUB_POST, number="2", t0="1", t1="2")
+    client_in.post(url("hand_undo", match.pk), drawn(match, {"number": "2"}))
+    for path in ("hand_edit", "hand_edit_check"):
+        response = client_in.post(url(path, match.pk, 2), edit, **(HX if htmx else {}))
+        assert response.status_code == 409
+        said = "Hand 2 was undone on another phone, so your change to hand 2 was not saved."
+        if htmx:  # the edit page has no board: the phone goes to it, where the message waits
+            assert response["HX-Redirect"] == match.get_absolute_url()
+            assert said in client_in.get(match.get_absolute_url()).content.decode()
+        else:
+            assert said in response.content.decode()
+    assert Match.objects.get(pk=match.pk).game_hands() == [CLUB]
+
+
+def test_an_edit_sent_again_after_the_match_was_won_elsewhere_is_a_success(client_in, user):
+    match = make_match(user, hands=[CLUB])
+    edit = drawn(match, CLUB_POST, number="1", t0="1", t1="2")
+    assert client_in.post(url("hand_edit", match.pk, 1), edit).status_code == 302
+    sweep = {**ORDERED_POST, "number": "2", "dropped": ["Ann", "Cat", "Dan"], "t1": "5"}
+    client_in.post(url("hand_create", match.pk), drawn(match, sweep))
+    assert Match.objects.get(pk=match.pk).finished
+    assert client_in.post(url("hand_edit", match.pk, 1), edit).status_code == 302  # a resend
+    other = {**edit, "t1": "3", "t0": "0"}
+    response = client_in.post(url("hand_edit", match.pk, 1), other)
+    assert response.status_code == 409
+    assert (
+        "The match was won on another phone, so your change to hand 1" in response.content.decode()
+    )

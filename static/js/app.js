@@ -287,6 +287,16 @@ if (document.documentElement.dataset.offline) {
     navigator.serviceWorker.register(serviceWorker).catch(() => {});
   }
 }
+// A form that asks first (data-confirm): a new share link cuts off the phones on the old one.
+document.addEventListener("submit", (event) => {
+  const question = event.target.dataset?.confirm;
+  if (question && !window.confirm(question)) event.preventDefault();
+});
+
+// A link to a closed section opens it (a new share link lands on #share, its code in view).
+const linked = location.hash && document.getElementById(location.hash.slice(1));
+if (linked instanceof HTMLDetailsElement) linked.open = true;
+
 // Log out: forget the boards kept on this phone.
 document.addEventListener("submit", (event) => {
   if (event.target.matches("form[data-logout]") && "caches" in window) caches.delete(BOARDS);
