@@ -441,21 +441,25 @@ class Match(models.Model):
         writes them with the hands, so they are the engine's fold of them, all but `won_by`
         (which only a finished match's own page tells, from its replay)."""
         if "results" in getattr(self, "_prefetched_objects_cache", {}):
-            rows = list(self.results.all())  # `with_results()`: a list of matches
-            match = self
+            # `with_results()`: a list of matches
+            rows = [(r.player.name, r.score, r.short, r.won) for r in self.results.all()]
+            hands, dealer = self.hands_played, self.next_dealer
         else:
-            # The match row read with its results, in one statement: one moment of both.
-            rows = list(self.results.select_related("player", "match").order_by("seat"))
-            match = rows[0].match
-        names = tuple(r.player.name for r in rows)
+            # The results read with the match's own verdict, in one statement: one moment.
+            columns = ("player__name", "score", "short", "won")
+            verdict = ("match__hands_played", "match__next_dealer")
+            read = list(self.results.order_by("seat").values_list(*columns, *verdict))
+            rows = [row[:4] for row in read]
+            hands, dealer = read[0][4:]
+        names = tuple(name for name, *_ in rows)
         return rules.MatchState(
-            ruleset=match.ruleset(),
+            ruleset=self.ruleset(),
             players=names,
-            scores={r.player.name: r.score for r in rows},
-            dealer=names[match.next_dealer],
-            hands=match.hands_played,
-            sets={r.player.name: r.short for r in rows},
-            winners=tuple(r.player.name for r in rows if r.won),
+            scores={name: score for name, score, _, _ in rows},
+            dealer=names[dealer],
+            hands=hands,
+            sets={name: short for name, _, short, _ in rows},
+            winners=tuple(name for name, _, _, won in rows if won),
         )
 
     def settled(self) -> tuple[rules.MatchState, list[rules.Payment]]:
