@@ -449,6 +449,8 @@ class Match(models.Model):
             columns = ("player__name", "score", "short", "won")
             verdict = ("match__hands_played", "match__next_dealer")
             read = list(self.results.order_by("seat").values_list(*columns, *verdict))
+            if not read:  # no verdict stored (a match made outside the app): fold the hands
+                return self.replay()[0]
             rows = [row[:4] for row in read]
             hands, dealer = read[0][4:]
         names = tuple(name for name, *_ in rows)

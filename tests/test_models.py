@@ -258,6 +258,13 @@ def assert_results_are_a_replay(match):
     assert (match.finished is not None) == state.finished
 
 
+def test_a_match_without_stored_results_is_folded_from_its_hands(user):
+    match = make_match(user, hands=[ORDERED, CLUB])
+    Result.objects.filter(match=match).delete()
+    state, _ = rules.replay(match.start(), match.game_hands())
+    assert reload(match).stored_state() == state
+
+
 def test_a_new_match_has_a_result_for_every_seat_before_any_hand(user):
     match = make_match(user, "three-15", names=("Ann", "Bob", "Cat"), dealer="Cat")
     assert list(match.results.values_list("player__name", "score", "won")) == [
