@@ -170,6 +170,7 @@ class Player(models.Model):
         """
         if other.pk == self.pk or other.owner_id != self.owner_id:
             raise rules.RuleError("bad_table", "Choose another of your players.", "other")
+        _owners_turn(self.owner_id)  # no new match takes `other` in meanwhile
         theirs = Seat.objects.filter(player=other).values("match")
         # Their matches take no hand while they change hands (the write lock of `_store`).
         locked = list(
@@ -302,12 +303,13 @@ class Night(models.Model):
         return True
 
 
-def _owners_turn(owner) -> None:
-    """Lock the owner's row until the transaction ends, so that one owner's new matches take
-    turns: two begun at once on two phones find each other's night, and a file imported
+def _owners_turn(owner_id: int) -> None:
+    """Lock the owner's row until the transaction ends, so that what one owner does to their
+    matches' nights and players takes turns: two matches begun at once on two phones find
+    each other's night, a night is never deleted under a match joining it, a file imported
     twice at once is stored once. (On SQLite the IMMEDIATE transaction already does this.)"""
     users = get_user_model().objects
-    users.select_for_update().filter(pk=owner.pk).values_list("pk").get()
+    users.select_for_update().filter(pk=owner_id).values_list("pk").get()
 
 
 class MatchQuerySet(models.QuerySet):
@@ -401,6 +403,7 @@ class Match(models.Model):
         the table is told its page is out of date.
         """
         with transaction.atomic():
+            _owners_turn(self.owner_id)
             old = self.night_id
             if night is None:
                 night = Night.objects.create(owner=self.owner)
@@ -408,6 +411,13 @@ class Match(models.Model):
             Night.objects.filter(pk=old, matches__isnull=True).delete()
         self.night = night
         return night
+
+    @transaction.atomic
+    def remove(self) -> None:
+        """Delete the match whole, and its night if no other match is left on it."""
+        _owners_turn(self.owner_id)
+        self.delete()
+        Night.objects.filter(pk=self.night_id, matches__isnull=True).delete()
 
     def get_share_url(self) -> str:
         return reverse("games:match_shared", args=[self.share_token])
@@ -444,12 +454,14 @@ class Match(models.Model):
             # `with_results()`: a list of matches
             rows = [(r.player.name, r.score, r.short, r.won) for r in self.results.all()]
             hands, dealer = self.hands_played, self.next_dealer
+            if not rows:  # no verdict stored (a match made outside the app): fold the hands
+                return self.replay()[0]
         else:
             # The results read with the match's own verdict, in one statement: one moment.
             columns = ("player__name", "score", "short", "won")
             verdict = ("match__hands_played", "match__next_dealer")
             read = list(self.results.order_by("seat").values_list(*columns, *verdict))
-            if not read:  # no verdict stored (a match made outside the app): fold the hands
+            if not read:
                 return self.replay()[0]
             rows = [row[:4] for row in read]
             hands, dealer = read[0][4:]
@@ -634,7 +646,7 @@ class Match(models.Model):
         """A new match from the engine's terms; raises RuleError and stores nothing if bad."""
         rules.new_match(ruleset, names, first_dealer)
         _check_fits(names, stakes)
-        _owners_turn(owner)
+        _owners_turn(owner.pk)
         played_at = played_at or timezone.now()
         match = cls.objects.create(
             owner=owner,
@@ -671,7 +683,7 @@ class Match(models.Model):
     @transaction.atomic
     def import_file(cls, owner, m: matchfile.Match) -> tuple[Match, bool]:
         """Store a match file's match unless the owner has it already: (match, stored)."""
-        _owners_turn(owner)
+        _owners_turn(owner.pk)
         same = cls.objects.filter(owner=owner).same_as(m)
         if same is not None:
             return same, False

@@ -536,7 +536,8 @@ def hand_edit(request: HttpRequest, pk: int, number: int) -> HttpResponse:
     _, version = WriteForm(request.POST).read()
     stale = version != match.version
     if state is None or number > len(hands):  # undone on another phone, or never there
-        return _stale_edit(request, pk, number) if stale else _go(request, match)
+        undone = stale or number <= match.hands_played  # (the hands were read after the match)
+        return _stale_edit(request, pk, number) if undone else _go(request, match)
     form = HandForm(state, request.POST)
     if match.finished:  # won meanwhile: only this very edit, sent again, is a success
         if stale and not (form.is_valid() and form.hand == hands[number - 1]):
@@ -592,9 +593,7 @@ def match_rematch(request: HttpRequest, pk: int) -> HttpResponse:
 def match_delete(request: HttpRequest, pk: int) -> HttpResponse:
     match = _get_match(request, pk)
     if request.method == "POST":
-        with transaction.atomic():
-            match.delete()
-            Night.objects.filter(pk=match.night_id, matches__isnull=True).delete()
+        match.remove()
         messages.info(request, "The match was deleted.")
         return redirect("games:home")
     return render(request, "games/match_delete.html", _summary(match))

@@ -263,6 +263,7 @@ def test_a_match_without_stored_results_is_folded_from_its_hands(user):
     Result.objects.filter(match=match).delete()
     state, _ = rules.replay(match.start(), match.game_hands())
     assert reload(match).stored_state() == state
+    assert Match.objects.with_results().get(pk=match.pk).stored_state() == state
 
 
 def test_a_new_match_has_a_result_for_every_seat_before_any_hand(user):
