@@ -55,6 +55,8 @@ def phone_loop(phone: Phone, match: int, seed: int, until: float, counts: Counte
                 continue
             number = rnd.randint(1, hands)
             edit = phone.page(match, f"hands/{number}/")
+            if 'id="hand-form"' not in edit:  # the match was won: the edit page is the board
+                continue
             hand = {**random_hand(rnd), "number": str(number)}
             response = phone.edit(match, number, edit, hand)
         elif "hands/undo/" in page:
