@@ -5,6 +5,7 @@ Import it before anything of Django's: `from inprocess import DB, by_turns`.
 """
 
 import os
+import random
 import statistics
 import sys
 import tempfile
@@ -44,13 +45,18 @@ def answered(status: int, send, *args, **kwargs):
 
 def by_turns(requests: dict, rounds: int, warm_up: int = 5) -> dict:
     """The median seconds of each request (a function of no argument). The requests take
-    turns, round after round, so that a change in the machine's load weighs on each alike."""
+    turns, round after round, so that a change in the machine's load weighs on each alike,
+    in a new order each round, so that none always comes after the same one (a cheap
+    request timed right after a costly one finds the processor's caches cold)."""
     for _ in range(warm_up):
         for send in requests.values():
             send()
     times = {key: [] for key in requests}
+    order = list(requests.items())
+    shuffle = random.Random(1).shuffle
     for _ in range(rounds):
-        for key, send in requests.items():
+        shuffle(order)
+        for key, send in order:
             start = time.perf_counter()
             send()
             times[key].append(time.perf_counter() - start)
