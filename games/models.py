@@ -452,28 +452,25 @@ class Match(models.Model):
         (which only a finished match's own page tells, from its replay)."""
         if "results" in getattr(self, "_prefetched_objects_cache", {}):
             # `with_results()`: a list of matches
-            rows = [(r.player.name, r.score, r.short, r.won) for r in self.results.all()]
-            hands, dealer = self.hands_played, self.next_dealer
-            if not rows:  # no verdict stored (a match made outside the app): fold the hands
-                return self.replay()[0]
+            verdict = self.hands_played, self.next_dealer
+            rows = [(r.player.name, r.score, r.short, r.won, *verdict) for r in self.results.all()]
         else:
             # The results read with the match's own verdict, in one statement: one moment.
             columns = ("player__name", "score", "short", "won")
             verdict = ("match__hands_played", "match__next_dealer")
-            read = list(self.results.order_by("seat").values_list(*columns, *verdict))
-            if not read:
-                return self.replay()[0]
-            rows = [row[:4] for row in read]
-            hands, dealer = read[0][4:]
-        names = tuple(name for name, *_ in rows)
+            rows = list(self.results.order_by("seat").values_list(*columns, *verdict))
+        if not rows:  # no verdict stored (a match made outside the app): fold the hands
+            return self.replay()[0]
+        names = tuple(row[0] for row in rows)
+        hands, dealer = rows[0][4:]
         return rules.MatchState(
             ruleset=self.ruleset(),
             players=names,
-            scores={name: score for name, score, _, _ in rows},
+            scores={name: score for name, score, *_ in rows},
             dealer=names[dealer],
             hands=hands,
-            sets={name: short for name, _, short, _ in rows},
-            winners=tuple(name for name, _, _, won in rows if won),
+            sets={name: short for name, _, short, *_ in rows},
+            winners=tuple(name for name, _, _, won, *_ in rows if won),
         )
 
     def settled(self) -> tuple[rules.MatchState, list[rules.Payment]]:
@@ -826,36 +823,37 @@ STAKED = (
 )
 
 
+def _counts() -> dict:
+    """How many matches results are of, how many finished, and how many won: aggregates."""
+    return {
+        "played": Count("pk"),
+        "finished": Count("pk", filter=Q(match__finished__isnull=False)),
+        "won": Count("pk", filter=Q(won=True)),
+    }
+
+
+def _stats() -> dict:
+    """`_counts()` and each field of rules.Tally summed (RULES.md §12): aggregates."""
+    return {**_counts(), **{f.name: Sum(f.name, default=0) for f in fields(rules.Tally)}}
+
+
 class ResultQuerySet(models.QuerySet):
     def finished(self):
         return self.filter(match__finished__isnull=False)
 
     def counts(self) -> dict:
         """How many matches these results are of, how many finished, and how many won."""
-        return self.aggregate(
-            played=Count("pk"),
-            finished=Count("pk", filter=Q(match__finished__isnull=False)),
-            won=Count("pk", filter=Q(won=True)),
-        )
+        return self.aggregate(**_counts())
 
     def stats(self) -> dict:
         """The counts of RULES.md §12 summed over these results: matches, finished, wins and
         each field of rules.Tally."""
-        tally = {f.name: Sum(f.name, default=0) for f in fields(rules.Tally)}
-        return {**self.counts(), **self.aggregate(**tally)}
+        return self.aggregate(**_stats())
 
     def stats_by_preset(self) -> dict[str, dict]:
         """`stats()` for each preset played, most played first."""
-        tally = {f.name: Sum(f.name, default=0) for f in fields(rules.Tally)}
         rows = (
-            self.values("match__preset")
-            .annotate(
-                played=Count("pk"),
-                finished=Count("pk", filter=Q(match__finished__isnull=False)),
-                won=Count("pk", filter=Q(won=True)),
-                **tally,
-            )
-            .order_by("-played", "match__preset")
+            self.values("match__preset").annotate(**_stats()).order_by("-played", "match__preset")
         )
         return {row.pop("match__preset"): row for row in rows}
 

@@ -249,7 +249,7 @@ def _card(match: Match) -> dict:
     that a long page of cards costs little to draw."""
     results = list(match.results.all())
     if match.finished:
-        winners = " & ".join(r.player.name for r in results if r.won)
+        winners = " & ".join(match.winner_names())
         meta = f"{winners} won · {match.hands_played} hand{pluralize(match.hands_played)}"
     else:
         dealer = next(r.player.name for r in results if r.seat == match.next_dealer)
