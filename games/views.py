@@ -4,7 +4,6 @@ import functools
 import io
 import zipfile
 from datetime import timedelta
-from functools import wraps
 
 import segno
 from axes.utils import reset as axes_reset
@@ -715,7 +714,7 @@ def mail_only(view):
     """Password reset exists only where the server can send mail, and only once ALLOWED_HOSTS
     names the server for the link (see games.checks)."""
 
-    @wraps(view)
+    @functools.wraps(view)
     def wrapper(request, *args, **kwargs):
         if not password_reset_on():
             raise Http404("This server sends no mail.")
