@@ -5,7 +5,7 @@ from django.contrib import admin
 from django.core.exceptions import ValidationError
 
 from games import rules
-from games.models import Hand, Match, Night, Play, Player, Result, Seat
+from games.models import VERDICT_COLUMNS, Hand, Match, Night, Play, Player, Result, Seat
 
 
 def _check(match: Match, hands: list[rules.Hand], names=None, first_dealer=None):
@@ -126,6 +126,7 @@ class HandAdmin(_PartOfAMatch, _RecordOnSave, admin.ModelAdmin):
     list_filter = ["upcard", "passed"]
     inlines = [PlayInline]
     raw_id_fields = ["match"]
+    readonly_fields = VERDICT_COLUMNS  # the engine's, written on save
 
     @staticmethod
     def _match_of(hand):

@@ -1,7 +1,9 @@
 """The stored matches: a thin adapter over rules.py.
 
-Only what happened at the table is stored (seats, rules, stakes, hands, each player's part);
-scores, dealer, winners and payouts are folded from the hands by the rules engine.
+What happened at the table is stored (seats, rules, stakes, hands, each player's part);
+scores, dealer, winners and payouts are folded from the hands by the rules engine. The engine's
+verdict is stored with the hands, in `Match._store()` and nowhere else, so that a page need not
+fold a whole match: each seat's `Result`, and each hand's scores after it.
 """
 
 from __future__ import annotations
@@ -40,10 +42,15 @@ HAND_COLUMNS = (
 )
 
 
+# What a hand's row keeps of the engine's verdict on it (see `hand_verdict`).
+VERDICT_COLUMNS = ("dealer", "scores", "sets")
+
+
 def hands_from_rows(rows, names) -> list[rules.Hand]:
-    """The engine's hands from `HAND_COLUMNS` rows ordered by number; `names` in seat order."""
+    """The engine's hands from rows that start with `HAND_COLUMNS`, ordered by number;
+    `names` in seat order."""
     hands: dict[int, dict] = {}
-    for number, upcard, trump, maker, bid, passed, name, dropped, tricks in rows:
+    for number, upcard, trump, maker, bid, passed, name, dropped, tricks, *_ in rows:
         hand = hands.setdefault(
             number,
             {
@@ -89,6 +96,16 @@ def verdict(
         }
         for seat, name in enumerate(state.players)
     ]
+
+
+def hand_verdict(names, result: rules.HandResult) -> dict:
+    """A hand's part in the engine's verdict, as `Hand` fields: who dealt it and, after it,
+    every seat's score and the hands each has fallen short, in seat order."""
+    return {
+        "dealer": names.index(result.dealer),
+        "scores": [result.scores[name] for name in names],
+        "sets": [result.sets[name] for name in names],
+    }
 
 
 class Stale(Exception):
@@ -501,6 +518,33 @@ class Match(models.Model):
         """The match folded over its hands: (state, results)."""
         return rules.replay(self.start(), self.game_hands() if hands is None else hands)
 
+    def replay_latest(self, count: int):
+        """The match and the results of (at least) its last `count` hands, as `replay()` has
+        them, without folding the whole match: the engine plays those hands again from the
+        state stored with the hand before them. Read in one statement; where a hand's verdict
+        is missing (rows written outside `_store()`), the whole match is folded."""
+        first = self.hands_played - count  # the hand whose stored verdict they start from
+        if first < 1:
+            return self.replay()
+        hands = self.hands.filter(number__gte=first).order_by("number")
+        rows = list(hands.values_list(*HAND_COLUMNS, *VERDICT_COLUMNS))
+        numbers = list(dict.fromkeys(row[0] for row in rows))
+        verdicts = {row[0]: row[-len(VERDICT_COLUMNS) :] for row in rows}
+        unknown = any(None in stored for stored in verdicts.values())
+        if numbers[:1] != [first] or len(numbers) <= count or unknown:
+            return self.replay()  # hands undone meanwhile, or a verdict not stored
+        names = self.names
+        _, scores, sets = verdicts[first]
+        before = rules.MatchState(
+            ruleset=self.ruleset(),
+            players=names,
+            scores=dict(zip(names, scores, strict=True)),
+            dealer=names[verdicts[numbers[1]][0]],
+            hands=first,
+            sets=dict(zip(names, sets, strict=True)),
+        )
+        return rules.replay(before, hands_from_rows(rows, names)[1:])
+
     def to_file(self) -> matchfile.Match:
         return matchfile.Match(
             self.preset,
@@ -603,6 +647,7 @@ class Match(models.Model):
         if stored == hands and not recheck:
             return state, results
         seats = list(self.seats.all())
+        changed = []
         if stored != hands:
             players = {seat.player.name: seat.player for seat in seats}
             changed = [
@@ -612,8 +657,18 @@ class Match(models.Model):
                 Q(number__in=changed) | Q(number__gt=len(hands))
             ).delete()
             for number in changed:
-                Hand.store(self, number, hands[number - 1], players)
+                verdict_of_hand = hand_verdict(state.players, results[number - 1])
+                Hand.store(self, number, hands[number - 1], players, verdict_of_hand)
             self.version += 1
+        # Every hand after a changed one is scored anew (with `recheck`, every hand).
+        first = 1 if recheck else changed[0] if changed else len(hands) + 1
+        later = set(range(first, len(hands) + 1)).difference(changed)
+        if later:
+            rows = list(Hand.objects.filter(match=self, number__in=later))
+            for row in rows:
+                for column, value in hand_verdict(state.players, results[row.number - 1]).items():
+                    setattr(row, column, value)
+            Hand.objects.bulk_update(rows, VERDICT_COLUMNS)
         self.finished = (self.finished or timezone.now()) if state.finished else None
         self.hands_played = state.hands
         self.next_dealer = state.players.index(state.dealer)
@@ -739,6 +794,13 @@ class Hand(models.Model):
     bid = models.PositiveSmallIntegerField(null=True, blank=True)
     passed = models.BooleanField(default=False, help_text="everybody passed and it was redealt")
     created = models.DateTimeField(auto_now_add=True)
+    # The engine's verdict on the hand (`hand_verdict`), written with it by `Match._store()`:
+    # a page replays the latest hands from the one before them, not the whole match.
+    dealer = models.PositiveSmallIntegerField(null=True, blank=True, help_text="seat, from 0")
+    scores = models.JSONField(null=True, blank=True, help_text="every seat's score after it")
+    sets = models.JSONField(
+        null=True, blank=True, help_text="the hands every seat has fallen short, after it"
+    )
 
     class Meta:
         ordering = ["match", "number"]
@@ -775,7 +837,7 @@ class Hand(models.Model):
         )
 
     @classmethod
-    def store(cls, match: Match, number: int, hand: rules.Hand, players: dict) -> Hand:
+    def store(cls, match: Match, number: int, hand: rules.Hand, players: dict, verdict) -> Hand:
         row = cls.objects.create(
             match=match,
             number=number,
@@ -784,6 +846,7 @@ class Hand(models.Model):
             maker=players[hand.maker] if hand.maker else None,
             bid=hand.bid,
             passed=hand.passed,
+            **verdict,
         )
         Play.objects.bulk_create(
             [Play(hand=row, player=players[n], dropped=True) for n in hand.dropped]

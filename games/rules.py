@@ -409,6 +409,9 @@ class HandResult:
     shape: HandShape | None = None  # what the rules made of the hand (its maker, what they needed)
     set: tuple[str, ...] = ()  # the maker who fell short, where sets count (§4)
     euchred: tuple[str, ...] = ()  # who played and took no trick, maker or not (§12)
+    # After the hand, like `scores`: the hands each player has fallen short so far (§6), as
+    # `MatchState.sets` holds them.
+    sets: dict = field(default_factory=dict)
 
     @property
     def short(self) -> tuple[str, ...]:
@@ -737,7 +740,7 @@ def play(state: MatchState, hand: Hand) -> tuple[MatchState, HandResult]:
         won_by=won_by,
     )
     result = HandResult(
-        number, state.dealer, hand, changes, scores, sweep, shape, set=set_, euchred=euchred
+        number, state.dealer, hand, changes, scores, sweep, shape, set_, euchred, sets
     )
     return after, result
 

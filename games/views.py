@@ -86,12 +86,14 @@ def _cell(name: str, change: int, score: int) -> dict:
 
 
 def _summary(match: Match, replayed=None, all_hands: bool = False) -> dict:
-    """Everything a page shows about a match, folded once by the engine."""
-    state, results = replayed or match.replay()
+    """Everything a page shows about a match, folded once by the engine: the whole match for
+    every hand's line, else just the latest hands' (`Match.replay_latest`)."""
+    if replayed is None:
+        replayed = match.replay() if all_hands else match.replay_latest(HISTORY_SHOWN)
+    state, results = replayed
     stakes = match.stakes()
     payments, net = rules.settle(state, stakes)
     must_play = state.must_play()
-    start = match.start()
     history = []
     for result in results if all_hands else results[-HISTORY_SHOWN:]:
         history.append(
@@ -122,7 +124,7 @@ def _summary(match: Match, replayed=None, all_hands: bool = False) -> dict:
         "stakes": stakes,
         "stakes_text": stakes_text(stakes),
         "preset": rules.PRESETS[match.preset],
-        "house_rules": house_rules_words(match.preset, start.ruleset),
+        "house_rules": house_rules_words(match.preset, state.ruleset),
     }
 
 
@@ -205,7 +207,8 @@ def _stale_board(
     form says what is wrong with it, and the player can fix it or discard it.
     """
     match = _get_match(request, pk)
-    state, _ = match.replay()
+    replayed = match.replay_latest(HISTORY_SHOWN)
+    state = replayed[0]
     notice = _what_changed(before, state.hands) + tail
     form = None
     if entry is not None and not state.finished:
@@ -215,7 +218,7 @@ def _stale_board(
         form.is_valid()
     elif entry is not None:
         notice += " The match is over, so what you entered was not saved."
-    response = _board(request, match, form, notice=notice, status=409)
+    response = _board(request, match, form, notice=notice, status=409, replayed=replayed)
     if request.htmx:  # a check answers into the hand form; this answer is the whole board
         response = reswap(retarget(response, "#board"), "outerHTML show:window:top")
     return response

@@ -14,7 +14,17 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from games import matchfile, rules
-from games.models import Hand, Match, Night, Play, Player, Result, verdict
+from games.models import (
+    VERDICT_COLUMNS,
+    Hand,
+    Match,
+    Night,
+    Play,
+    Player,
+    Result,
+    hand_verdict,
+    verdict,
+)
 from games.rules import Hand as GameHand
 
 from .conftest import command, make_match
@@ -256,6 +266,12 @@ def assert_results_are_a_replay(match):
     assert match.hands_played == state.hands
     assert match.names[match.next_dealer] == state.dealer
     assert (match.finished is not None) == state.finished
+    hands = Hand.objects.filter(match=match).order_by("number").values(*VERDICT_COLUMNS)
+    assert list(hands) == [hand_verdict(match.names, result) for result in results]
+    for count in (1, 2, 5):
+        latest_state, latest = match.replay_latest(count)
+        assert latest_state == state
+        assert len(latest) >= min(count, state.hands) and latest == results[-len(latest) or 99 :]
 
 
 def test_a_match_without_stored_results_is_folded_from_its_hands(user):
@@ -264,6 +280,25 @@ def test_a_match_without_stored_results_is_folded_from_its_hands(user):
     state, _ = rules.replay(match.start(), match.game_hands())
     assert reload(match).stored_state() == state
     assert Match.objects.with_results().get(pk=match.pk).stored_state() == state
+
+
+def test_the_latest_hands_replay_from_the_verdict_stored_before_them(user):
+    hands = [ORDERED, CLUB, ORDERED, CLUB, CLUB, ORDERED, CLUB]
+    match = reload(make_match(user, hands=hands))
+    state, results = match.replay()
+    latest_state, latest = match.replay_latest(3)
+    assert (latest_state, latest) == (state, results[-3:])
+    # The page read the match before another phone saved a hand or undid two: still true.
+    match.hands_played = 6
+    assert match.replay_latest(3) == (state, results[-4:])
+    for stale in (9, 20):
+        match.hands_played = stale
+        assert match.replay_latest(3) == (state, results)
+    # A verdict not stored (rows written outside the app): the whole match is folded.
+    Hand.objects.filter(match=match, number=5).update(dealer=None)
+    assert reload(match).replay_latest(3) == (state, results)
+    Hand.objects.filter(match=match, number=4).update(scores=None)
+    assert reload(match).replay_latest(3) == (state, results)
 
 
 def test_a_new_match_has_a_result_for_every_seat_before_any_hand(user):

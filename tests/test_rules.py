@@ -826,6 +826,23 @@ def test_every_generated_match_replays_and_adds_up(preset, seed):
         assert e.value.code == "match_over"
 
 
+@settings(max_examples=150, deadline=None)
+@given(presets, seeds, st.integers(0, 10**6))
+def test_the_later_hands_play_alike_from_a_hands_scores_and_sets(preset, seed, k):
+    """What a page's replay of the latest hands rests on: the scores and sets after a hand,
+    with the dealer of the next, are all that the later hands are played on."""
+    match = random_match(random.Random(seed), preset)
+    state, results = rules.replay(match.start(), match.hands)
+    k = k % max(len(results), 1)  # at least one hand is played again
+    before = match.start()
+    if k:
+        last = results[k - 1]
+        before = replace(
+            before, scores=last.scores, sets=last.sets, dealer=results[k].dealer, hands=k
+        )
+    assert rules.replay(before, match.hands[k:]) == (state, results[k:])
+
+
 # --- A night: the fewest transfers (§11) ----------------------------------------------------
 
 
