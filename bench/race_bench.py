@@ -3,7 +3,8 @@
 Each phone loops over random page loads, saves, edits and undos, often from a page that
 another phone has made stale. Prints, for SQLite and for PostgreSQL (when DATABASE_URL or the
 local server at 127.0.0.1:5432 is there): requests, successes, 409s, server errors, and whether
-every match still replays cleanly with hands numbered 1..k and `finished` true to them.
+every match still replays cleanly with hands numbered 1..k, and `finished` and each hand's
+stored scores true to them.
 Run with `.venv/bin/python bench/race_bench.py [SECONDS]`.
 """
 
@@ -19,7 +20,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from games import matchfile  # noqa: E402
-from tests.liveserver import Phone, query, serve  # noqa: E402
+from tests.liveserver import Phone, hand_scores, query, serve  # noqa: E402
 
 SECONDS = float(sys.argv[1]) if len(sys.argv) > 1 else 30.0
 TABLES, PHONES = 3, 4
@@ -74,15 +75,18 @@ def phone_loop(phone: Phone, match: int, seed: int, until: float, counts: Counte
 def sound(phone: Phone, database: str, match: int) -> bool:
     try:
         data = phone.exported(match)
-        _, state, _ = matchfile.load(data)
+        game, state, results = matchfile.load(data)
     except Exception:
         return False
     numbers = sorted(
         n for (n,) in query(database, f"SELECT number FROM games_hand WHERE match_id = {match}")
     )
     [(finished,)] = query(database, f"SELECT finished FROM games_match WHERE id = {match}")
-    return numbers == list(range(1, len(data["hands"]) + 1)) and (
-        (finished is not None) == state.finished
+    scores = [[result.scores[name] for name in game.players] for result in results]
+    return (
+        numbers == list(range(1, len(data["hands"]) + 1))
+        and (finished is not None) == state.finished
+        and hand_scores(database, match) == scores
     )
 
 

@@ -7,6 +7,7 @@ and phones that talk to it as a browser with htmx would.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import socket
@@ -57,6 +58,14 @@ def query(database: str, sql: str) -> list[tuple]:
 
     with psycopg.connect(database) as conn:
         return conn.execute(sql).fetchall()
+
+
+def hand_scores(database: str, match: int) -> list[list[int]]:
+    """Every seat's score after each hand, as the server stored it with the hands."""
+    sql = f"SELECT scores FROM games_hand WHERE match_id = {match} ORDER BY number"
+    rows = query(database, sql)
+    # SQLite hands JSON back as text, PostgreSQL as the value.
+    return [json.loads(scores) if isinstance(scores, str) else scores for (scores,) in rows]
 
 
 def _free_port() -> int:

@@ -12,7 +12,7 @@ import pytest
 
 from games import matchfile
 
-from .liveserver import Phone, hidden, query, serve
+from .liveserver import Phone, hand_scores, hidden, query, serve
 
 ROUNDS = 10
 CLUB = {"upcard": "clubs", "t0": "2", "t1": "1", "t2": "1", "t3": "1"}
@@ -52,11 +52,13 @@ def stored(server, phone: Phone, match: int) -> list[dict]:
     """The match's hands as stored, after checking that the match is whole and sound."""
     _, database = server
     data = phone.exported(match)
-    _, state, _ = matchfile.load(data)  # raises if any stored hand breaks a rule
+    game, state, results = matchfile.load(data)  # raises if any stored hand breaks a rule
     numbers = query(database, f"SELECT number FROM games_hand WHERE match_id = {match}")
     assert sorted(n for (n,) in numbers) == list(range(1, len(data["hands"]) + 1))
     [(finished,)] = query(database, f"SELECT finished FROM games_match WHERE id = {match}")
     assert (finished is not None) == state.finished
+    scores = [[result.scores[name] for name in game.players] for result in results]
+    assert hand_scores(database, match) == scores  # each hand's stored verdict is true to them
     return data["hands"]
 
 
