@@ -9,6 +9,7 @@ fold a whole match: each seat's `Result`, and each hand's scores after it.
 from __future__ import annotations
 
 import hashlib
+import json
 import secrets
 from dataclasses import asdict, dataclass, fields
 from datetime import timedelta
@@ -16,7 +17,7 @@ from datetime import timedelta
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
-from django.db import models, transaction
+from django.db import connection, models, transaction
 from django.db.models import Count, Min, Q, Sum
 from django.urls import reverse
 from django.utils import timezone
@@ -28,7 +29,34 @@ from games import matchfile, rules
 MAX_HANDS = 1000
 
 
-# What `hands_from_rows` reads of a match's hands, in one statement.
+# Every page of a match reads its players' names and its hands, and Django's building of those
+# queries cost several times their running (bench/pages_bench.py): they are written out here.
+# The hands come in one statement (a page never sees half of a write), each with its verdict
+# (`VERDICT_COLUMNS`), from hand number %s on.
+NAMES_SQL = """
+    SELECT player.name FROM games_seat seat
+    JOIN games_player player ON player.id = seat.player_id
+    WHERE seat.match_id = %s ORDER BY seat.position
+"""
+HANDS_SQL = """
+    SELECT hand.number, hand.upcard, hand.trump, maker.name, hand.bid, hand.passed,
+           player.name, play.dropped, play.tricks, hand.dealer, hand.scores, hand.sets
+    FROM games_hand hand
+    LEFT JOIN games_player maker ON maker.id = hand.maker_id
+    LEFT JOIN games_play play ON play.hand_id = hand.id
+    LEFT JOIN games_player player ON player.id = play.player_id
+    WHERE hand.match_id = %s AND hand.number >= %s
+    ORDER BY hand.number, play.id
+"""
+
+
+def _fetch(sql: str, *params) -> list[tuple]:
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        return cursor.fetchall()
+
+
+# The first columns of `HANDS_SQL` through the ORM, for the migrations' historical models.
 HAND_COLUMNS = (
     "number",
     "upcard",
@@ -47,8 +75,8 @@ VERDICT_COLUMNS = ("dealer", "scores", "sets")
 
 
 def hands_from_rows(rows, names) -> list[rules.Hand]:
-    """The engine's hands from rows that start with `HAND_COLUMNS`, ordered by number;
-    `names` in seat order."""
+    """The engine's hands from rows of `HANDS_SQL` (or that start with `HAND_COLUMNS`),
+    ordered by number; `names` in seat order."""
     hands: dict[int, dict] = {}
     for number, upcard, trump, maker, bid, passed, name, dropped, tricks, *_ in rows:
         hand = hands.setdefault(
@@ -58,7 +86,7 @@ def hands_from_rows(rows, names) -> list[rules.Hand]:
                 "trump": trump or None,
                 "maker": maker,
                 "bid": bid,
-                "passed": passed,
+                "passed": bool(passed),
                 "dropped": [],
                 "tricks": {},
             },
@@ -96,6 +124,12 @@ def verdict(
         }
         for seat, name in enumerate(state.players)
     ]
+
+
+def _json(value):
+    """A JSON column as a query written out reads it: text (as SQLite, and psycopg as Django
+    sets it up, hand it back), or the value itself."""
+    return json.loads(value) if isinstance(value, str) else value
 
 
 def hand_verdict(names, result: rules.HandResult) -> dict:
@@ -458,7 +492,7 @@ class Match(models.Model):
         fetched (a list of matches), else in one small query (a single match's page)."""
         if "seats" in getattr(self, "_prefetched_objects_cache", {}):
             return tuple(seat.player.name for seat in self.seats.all())
-        return tuple(self.seats.order_by("position").values_list("player__name", flat=True))
+        return tuple(name for (name,) in _fetch(NAMES_SQL, self.pk))
 
     def winner_names(self) -> list[str]:
         return [r.player.name for r in self.results.all() if r.won]
@@ -511,8 +545,7 @@ class Match(models.Model):
     def game_hands(self) -> list[rules.Hand]:
         """The hands for the engine, read in one statement: a page never sees half of a write
         (under READ COMMITTED every statement has its own snapshot)."""
-        rows = self.hands.order_by("number").values_list(*HAND_COLUMNS)
-        return hands_from_rows(rows, self.names)
+        return hands_from_rows(_fetch(HANDS_SQL, self.pk, 1), self.names)
 
     def replay(self, hands: list[rules.Hand] | None = None):
         """The match folded over its hands: (state, results)."""
@@ -526,8 +559,7 @@ class Match(models.Model):
         first = self.hands_played - count  # the hand whose stored verdict they start from
         if first < 1:
             return self.replay()
-        hands = self.hands.filter(number__gte=first).order_by("number")
-        rows = list(hands.values_list(*HAND_COLUMNS, *VERDICT_COLUMNS))
+        rows = _fetch(HANDS_SQL, self.pk, first)
         numbers = list(dict.fromkeys(row[0] for row in rows))
         verdicts = {row[0]: row[-len(VERDICT_COLUMNS) :] for row in rows}
         unknown = any(None in stored for stored in verdicts.values())
@@ -538,10 +570,10 @@ class Match(models.Model):
         before = rules.MatchState(
             ruleset=self.ruleset(),
             players=names,
-            scores=dict(zip(names, scores, strict=True)),
+            scores=dict(zip(names, _json(scores), strict=True)),
             dealer=names[verdicts[numbers[1]][0]],
             hands=first,
-            sets=dict(zip(names, sets, strict=True)),
+            sets=dict(zip(names, _json(sets), strict=True)),
         )
         return rules.replay(before, hands_from_rows(rows, names)[1:])
 
