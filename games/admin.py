@@ -125,8 +125,11 @@ class HandAdmin(_PartOfAMatch, _RecordOnSave, admin.ModelAdmin):
     list_display = ["__str__", "match", "upcard", "trump", "maker", "passed"]
     list_filter = ["upcard", "passed"]
     inlines = [PlayInline]
-    raw_id_fields = ["match"]
-    readonly_fields = VERDICT_COLUMNS  # the engine's, written on save
+    # A hand keeps its place: hands are added and taken back on the match's page, in order.
+    readonly_fields = ["match", "number", *VERDICT_COLUMNS]  # the verdict: the engine's
+
+    def has_add_permission(self, request):
+        return False
 
     @staticmethod
     def _match_of(hand):
@@ -136,12 +139,12 @@ class HandAdmin(_PartOfAMatch, _RecordOnSave, admin.ModelAdmin):
 class PlayForm(forms.ModelForm):
     class Meta:
         model = Play
-        fields = ["hand", "player", "dropped", "tricks"]
+        fields = ["player", "dropped", "tricks"]
 
     def clean(self):
         data = super().clean()
-        hand = data.get("hand")
-        if hand is None or data.get("player") is None:
+        hand = self.instance.hand
+        if data.get("player") is None:
             return data
         others = [p for p in hand.plays.select_related("player") if p.pk != self.instance.pk]
         edited = hand.to_rules([*others, _play(data)])
@@ -154,7 +157,10 @@ class PlayAdmin(_PartOfAMatch, _RecordOnSave, admin.ModelAdmin):
     form = PlayForm
     list_display = ["__str__", "hand", "player", "dropped", "tricks"]
     list_select_related = ["hand__match", "player"]
-    raw_id_fields = ["hand"]
+    readonly_fields = ["hand"]  # a play stays in its hand, which is checked with it
+
+    def has_add_permission(self, request):
+        return False
 
     @staticmethod
     def _match_of(play):

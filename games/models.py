@@ -142,6 +142,15 @@ def hand_verdict(names, result: rules.HandResult) -> dict:
     }
 
 
+def write_hand_verdicts(rows, names, results: list[rules.HandResult]) -> None:
+    """Write the engine's verdict on each of these stored hands (`Hand` rows)."""
+    for row in rows:
+        for column, value in hand_verdict(names, results[row.number - 1]).items():
+            setattr(row, column, value)
+    if rows:
+        type(rows[0]).objects.bulk_update(rows, VERDICT_COLUMNS)
+
+
 class Stale(Exception):
     """A write from a page drawn before the match's hands last changed (another phone's save)."""
 
@@ -554,26 +563,30 @@ class Match(models.Model):
     def replay_latest(self, count: int):
         """The match and the results of (at least) its last `count` hands, as `replay()` has
         them, without folding the whole match: the engine plays those hands again from the
-        state stored with the hand before them. Read in one statement; where a hand's verdict
-        is missing (rows written outside `_store()`), the whole match is folded."""
-        first = self.hands_played - count  # the hand whose stored verdict they start from
+        state stored with the hand before them. Read in one statement; where what it needs is
+        not there as `_store()` writes it, the whole match is folded instead."""
+        first = self.hands_played - max(count, 1)  # the hand whose verdict they start from
         if first < 1:
             return self.replay()
         rows = _fetch(HANDS_SQL, self.pk, first)
-        numbers = list(dict.fromkeys(row[0] for row in rows))
         verdicts = {row[0]: row[-len(VERDICT_COLUMNS) :] for row in rows}
-        unknown = any(None in stored for stored in verdicts.values())
-        if numbers[:1] != [first] or len(numbers) <= count or unknown:
-            return self.replay()  # hands undone meanwhile, or a verdict not stored
         names = self.names
-        _, scores, sets = verdicts[first]
+        _, scores, sets = verdicts.get(first, (None, None, None))
+        scores, sets, dealer = _json(scores), _json(sets), verdicts.get(first + 1, (None,))[0]
+        if (
+            list(verdicts) != list(range(first, first + len(verdicts)))  # a gap in the numbers
+            or len(verdicts) <= count  # hands undone since the match was read
+            or None in (dealer, scores, sets)  # rows written outside `_store()`
+            or len(scores) != len(names)  # seats changed in the admin meanwhile
+        ):
+            return self.replay()
         before = rules.MatchState(
             ruleset=self.ruleset(),
             players=names,
-            scores=dict(zip(names, _json(scores), strict=True)),
-            dealer=names[verdicts[numbers[1]][0]],
+            scores=dict(zip(names, scores, strict=True)),
+            dealer=names[dealer],
             hands=first,
-            sets=dict(zip(names, _json(sets), strict=True)),
+            sets=dict(zip(names, sets, strict=True)),
         )
         return rules.replay(before, hands_from_rows(rows, names)[1:])
 
@@ -689,18 +702,16 @@ class Match(models.Model):
                 Q(number__in=changed) | Q(number__gt=len(hands))
             ).delete()
             for number in changed:
-                verdict_of_hand = hand_verdict(state.players, results[number - 1])
-                Hand.store(self, number, hands[number - 1], players, verdict_of_hand)
+                scored = hand_verdict(state.players, results[number - 1])
+                Hand.store(self, number, hands[number - 1], players, scored)
             self.version += 1
-        # Every hand after a changed one is scored anew (with `recheck`, every hand).
-        first = 1 if recheck else changed[0] if changed else len(hands) + 1
-        later = set(range(first, len(hands) + 1)).difference(changed)
-        if later:
-            rows = list(Hand.objects.filter(match=self, number__in=later))
-            for row in rows:
-                for column, value in hand_verdict(state.players, results[row.number - 1]).items():
-                    setattr(row, column, value)
-            Hand.objects.bulk_update(rows, VERDICT_COLUMNS)
+        # The hands after the first changed one are scored anew; after the admin's edit, all.
+        first = changed[0] if changed else len(hands)
+        if recheck:
+            first = 0
+        if first < len(hands):
+            rows = Hand.objects.filter(match=self, number__gt=first).exclude(number__in=changed)
+            write_hand_verdicts(list(rows), state.players, results)
         self.finished = (self.finished or timezone.now()) if state.finished else None
         self.hands_played = state.hands
         self.next_dealer = state.players.index(state.dealer)
@@ -869,7 +880,7 @@ class Hand(models.Model):
         )
 
     @classmethod
-    def store(cls, match: Match, number: int, hand: rules.Hand, players: dict, verdict) -> Hand:
+    def store(cls, match: Match, number: int, hand: rules.Hand, players: dict, scored) -> Hand:
         row = cls.objects.create(
             match=match,
             number=number,
@@ -878,7 +889,7 @@ class Hand(models.Model):
             maker=players[hand.maker] if hand.maker else None,
             bid=hand.bid,
             passed=hand.passed,
-            **verdict,
+            **scored,  # hand_verdict()
         )
         Play.objects.bulk_create(
             [Play(hand=row, player=players[n], dropped=True) for n in hand.dropped]

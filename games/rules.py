@@ -740,7 +740,16 @@ def play(state: MatchState, hand: Hand) -> tuple[MatchState, HandResult]:
         won_by=won_by,
     )
     result = HandResult(
-        number, state.dealer, hand, changes, scores, sweep, shape, set_, euchred, sets
+        number,
+        state.dealer,
+        hand,
+        changes,
+        scores,
+        sweep,
+        shape,
+        set=set_,
+        euchred=euchred,
+        sets=sets,
     )
     return after, result
 

@@ -88,7 +88,7 @@ def _cell(name: str, change: int, score: int) -> dict:
 def _summary(match: Match, replayed=None, all_hands: bool = False) -> dict:
     """Everything a page shows about a match, folded once by the engine: the whole match for
     every hand's line, else just the latest hands' (`Match.replay_latest`)."""
-    if replayed is None:
+    if all_hands or replayed is None:
         replayed = match.replay() if all_hands else match.replay_latest(HISTORY_SHOWN)
     state, results = replayed
     stakes = match.stakes()

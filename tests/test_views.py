@@ -14,11 +14,12 @@ from hypothesis import strategies as st
 from pytest_django.asserts import assertInHTML
 
 from games import rules
-from games.models import Hand, Match, Night, Player
+from games.models import Hand, Match, Night, Play, Player
 from games.rules import Hand as GameHand
 
 from .conftest import make_match
 from .test_matchfile import EXAMPLE
+from .test_models import assert_results_are_a_replay
 
 pytestmark = pytest.mark.django_db
 HX = {"HTTP_HX_REQUEST": "true"}
@@ -709,6 +710,35 @@ def test_the_admin_deletes_a_match_whole_and_never_a_hand_a_play_or_a_seat(
     assert page.status_code == 302
     assert not Match.objects.filter(pk=match.pk).exists()
     assert not Hand.objects.filter(pk=hand.pk).exists()
+
+
+def test_the_admin_never_adds_renumbers_or_moves_a_hand_or_a_play(client, django_user_model, user):
+    client.force_login(django_user_model.objects.create_superuser("boss", password="x-42-y-42"))
+    club = GameHand("clubs", tricks={"Ann": 2, "Bob": 1, "Cat": 1, "Dan": 1})
+    match, other = make_match(user, hands=[club, club]), make_match(user, hands=[club])
+    hand = Hand.objects.get(match=match, number=1)
+    for model in ("hand", "play"):
+        assert client.get(reverse(f"admin:games_{model}_add")).status_code == 403
+    data = {
+        "match": other.pk,
+        "number": 7,
+        "upcard": "clubs",
+        **inline_rows(
+            "plays",
+            [
+                {"id": p.pk, "hand": hand.pk, "player": p.player_id, "tricks": p.tricks}
+                for p in hand.plays.all()
+            ],
+        ),
+    }
+    assert client.post(reverse("admin:games_hand_change", args=[hand.pk]), data).status_code == 302
+    ann = hand.plays.get(player__name="Ann")
+    moved = {"hand": other.hands.get().pk, "player": ann.player_id, "tricks": 2}
+    assert client.post(reverse("admin:games_play_change", args=[ann.pk]), moved).status_code == 302
+    assert Hand.objects.filter(match=match).count() == 2
+    assert Hand.objects.get(pk=hand.pk).number == 1
+    assert Play.objects.get(pk=ann.pk).hand_id == hand.pk
+    assert_results_are_a_replay(match)
 
 
 def test_a_players_record_counts_wins_and_money(client_in, user):

@@ -3,7 +3,7 @@
 from django.db import migrations, models
 
 from games import rules
-from games.models import HAND_COLUMNS, hand_verdict, hands_from_rows
+from games.models import HAND_COLUMNS, hands_from_rows, write_hand_verdicts
 
 
 def store_hand_verdicts(apps, schema_editor):
@@ -21,11 +21,8 @@ def store_hand_verdicts(apps, schema_editor):
             _, results = rules.replay(start, hands)
         except rules.RuleError as e:  # a match broken by hand: its verdict up to the fault
             _, results = rules.replay(start, hands[: e.hand - 1])
-        rows = list(Hand.objects.filter(match=match, number__lte=len(results)))
-        for row in rows:
-            for column, value in hand_verdict(names, results[row.number - 1]).items():
-                setattr(row, column, value)
-        Hand.objects.bulk_update(rows, ["dealer", "scores", "sets"])
+        rows = Hand.objects.filter(match=match, number__lte=len(results))
+        write_hand_verdicts(list(rows), names, results)
 
 
 class Migration(migrations.Migration):
