@@ -86,7 +86,7 @@ def _spread(ys: list[float], top: float, bottom: float) -> list[float]:
 
 
 def number(v: int) -> str:
-    """A value on the y axis, with a real minus sign: "−5"."""
+    """A score or a value on the y axis, with a real minus sign: "−5"."""
     return f"−{-v}" if v < 0 else str(v)
 
 

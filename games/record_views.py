@@ -430,7 +430,7 @@ def match_race(request: HttpRequest, pk: int) -> HttpResponse:
         series,
         ["Start", *(str(r.number) for r in results)],
     )
-    rows = [(r.number, [number(r.scores[p]) for p in state.players]) for r in results]
+    rows = [(r.number, [r.scores[p] for p in state.players]) for r in results]
     context = {
         "match": match,
         "state": state,

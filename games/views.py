@@ -77,6 +77,8 @@ def _describe(result: rules.HandResult) -> str:
 
 
 HISTORY_SHOWN = 5  # the latest hands under the board; the rest on demand
+POLL_EVERY = "2s"  # how often a board left open asks whether its match changed
+POLL_EVERY_FINISHED = "10s"  # less often once it is won; an Undo can reopen it
 
 
 def _cell(name: str, change: int, score: int) -> dict:
@@ -125,6 +127,7 @@ def _summary(match: Match, replayed=None, all_hands: bool = False) -> dict:
         "stakes_text": stakes_text(stakes),
         "preset": rules.PRESETS[match.preset],
         "house_rules": house_rules_words(match.preset, state.ruleset),
+        "poll_every": POLL_EVERY_FINISHED if state.finished else POLL_EVERY,
     }
 
 

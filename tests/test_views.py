@@ -327,6 +327,27 @@ def test_no_hand_after_the_end(client_in, user):
     assert Hand.objects.filter(match=match).count() == 1
 
 
+def test_a_won_match_is_asked_after_less_often_and_an_undo_brings_back_the_quick_poll(
+    client_in, user
+):
+    sweep = GameHand("hearts", "hearts", "Bob", None, ("Ann", "Cat", "Dan"), {"Bob": 5})
+    match = make_match(user, hands=[CLUB, sweep])
+    for page in (match.get_absolute_url(), match.get_share_url()):
+        assert "every 10s, poll-now" in client_in.get(page).content.decode()
+    undo = {"number": "2", "version": str(match.version)}
+    board = client_in.post(url("hand_undo", match.pk), undo, **HX).content.decode()
+    assert 'id="hand-form"' in board and "every 2s, poll-now" in board
+    assert "every 2s, poll-now" in client_in.get(match.get_share_url()).content.decode()
+
+
+
+def test_a_score_below_zero_has_a_real_minus_sign_wherever_it_shows(client_in, user):
+    match = make_match(user, starting_score=1, hands=[CLUB])  # Ann takes 2 from 1
+    board = client_in.get(match.get_absolute_url()).content.decode()
+    assert '<span class="points">−1</span>' in board and '<span class="cell-score">−1</span>' in board
+    assert "Ann −1" in client_in.get(url("home")).content.decode()
+    assert "<td>−1</td>" in client_in.get(url("match_race", match.pk)).content.decode()
+
 # --- Fixing mistakes ----------------------------------------------------------------------------
 
 
@@ -1180,6 +1201,16 @@ def test_the_board_shows_the_latest_hands_and_the_rest_on_demand(client_in, user
     assert rest.count('class="hand-row"') == 12 and "<html" not in rest
     shared = client_in.get(match.get_share_url(), {"hands": "all"}).content.decode()
     assert shared.count('class="hand-row"') == 12 and "<html" in shared
+
+
+def test_a_shared_board_shows_the_rest_of_the_hands_on_demand_and_nothing_to_change(client, user):
+    match = make_match(user, starting_score=100, hands=[CLUB] * 12)
+    board = client.get(match.get_share_url(), **HX).content.decode()
+    assert board.count('class="hand-row"') == 5 and "Show all 12 hands" in board
+    response = client.get(match.get_share_url(), {"hands": "all"}, **HX)
+    rest = response.content.decode()
+    assert response.status_code == 200 and rest.count('class="hand-row"') == 12
+    assert "<html" not in rest and 'id="board"' not in rest and "/edit" not in rest
 
 
 def test_a_saves_answer_does_not_grow_with_the_match(client_in, user):

@@ -4,6 +4,7 @@ from django import template
 from django.conf import settings
 
 from games import rules
+from games.charts import number
 from games.checks import password_reset_on
 
 register = template.Library()
@@ -94,10 +95,13 @@ def stakes_text(stakes: rules.Stakes) -> str:
     return ", ".join(parts) if parts else "no stakes"
 
 
+register.filter("minus", number)  # a score with a real minus sign: "7", "−2"
+
+
 @register.filter
 def signed(n: int) -> str:
     """A change of score with a real minus sign: "+5", "−3", "0"."""
-    return f"+{n}" if n > 0 else (f"−{-n}" if n < 0 else "0")
+    return f"+{n}" if n > 0 else number(n)
 
 
 @register.filter
