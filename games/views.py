@@ -128,6 +128,7 @@ def _summary(match: Match, replayed=None, all_hands: bool = False) -> dict:
         "preset": rules.PRESETS[match.preset],
         "house_rules": house_rules_words(match.preset, state.ruleset),
         "poll_every": POLL_EVERY_FINISHED if state.finished else POLL_EVERY,
+        "all_hands": all_hands,
     }
 
 
@@ -153,14 +154,20 @@ def _board(
         share_url=share_url,
         share_qr=lambda: _qr(share_url),  # drawn only where the page shows it
     )
-    region = "hands" if all_hands else "board"
-    template = _partial(request, "games/match_detail.html", region)
+    template = _partial(request, "games/match_detail.html", _region(request))
     response = render(request, template, context, status=status)
     if request.htmx and (request.method == "POST" or "v" in request.GET):
         response["HX-Trigger"] = "board-changed"  # the score race under the board follows
     if "v" in request.GET:  # a poll: what changed, for a phone in the middle of a hand
         response["X-Board-Change"] = _what_changed(_count(request.GET.get("n")), state.hands)
     return response
+
+
+def _region(request: HttpRequest) -> str:
+    """What an htmx request redraws: "Show all" the history, or the board. A board that shows
+    every hand asks for every hand when it polls (its history says so), and keeps them."""
+    wants_history = request.GET.get("hands") == "all" and "v" not in request.GET
+    return "hands" if wants_history else "board"
 
 
 def _count(text) -> int | None:
@@ -404,10 +411,9 @@ def match_shared(request: HttpRequest, token: str) -> HttpResponse:
         template = _partial(request, "games/link_gone.html", "board")
         # A board left open stops asking (htmx stops polling on 286); a page opened anew: 404.
         return render(request, template, status=286 if request.htmx else 404)
-    all_hands = request.GET.get("hands") == "all"
-    context = _summary(match, all_hands=all_hands)
+    context = _summary(match, all_hands=request.GET.get("hands") == "all")
     context.update(viewer=True, history_url=match.get_share_url() + "?hands=all")
-    template = _partial(request, "games/match_shared.html", "hands" if all_hands else "board")
+    template = _partial(request, "games/match_shared.html", _region(request))
     return render(request, template, context)
 
 

@@ -191,8 +191,11 @@ def test_standard_match_with_a_mistake_fixed_ends_in_a_sweep_and_a_payout(page: 
     expect(page.get_by_text("Hand 2 changed")).to_have_count(0)  # old news once the board moves
     assert scores(page)["Cat"] == 21
     page.once("dialog", lambda dialog: dialog.accept())
+    page.mouse.wheel(0, 2000)  # down to the history, as a player reading it would
+    page.wait_for_function("() => window.scrollY > 0")
     page.get_by_role("button", name="Undo hand 3").click()
     expect(page.get_by_role("button", name="Undo hand 2")).to_be_visible()
+    page.wait_for_function("() => window.scrollY === 0")  # the board from the top, the form in view
     assert scores(page) == {"Ann": 28, "Bob": 21, "Cat": 23, "Dan": 28}
 
     # Cat orders up and everyone drops: a lone maker takes all five by herself, and sweeps.
@@ -476,6 +479,19 @@ def test_every_phone_at_the_table_follows_the_board(browser, page: Page, live_se
     expect(own.locator(".scores .points")).to_have_text(["19", "20", "23", "28"])
     expect(own.locator("#hand-form input[name=upcard][value=spades]")).to_be_checked()
 
+    # A viewer reading back through every hand keeps them, and its place, as hands are saved.
+    for _ in range(3):
+        enter_hand(page, "clubs", tricks={"Ann": 2, "Bob": 1, "Cat": 1})
+    viewer.get_by_role("link", name="Show all 6 hands").click()
+    expect(viewer.locator(".hand-row")).to_have_count(6)
+    viewer.mouse.wheel(0, 2000)  # down to the first hand
+    viewer.wait_for_function("() => window.scrollY > 0")
+    place = viewer.evaluate("window.scrollY")
+    enter_hand(page, "clubs", tricks={"Ann": 2, "Bob": 1, "Cat": 1})
+    expect(viewer.locator(".scores .points")).to_have_text(["11", "16", "19", "24"])
+    expect(viewer.locator(".hand-row")).to_have_count(7)
+    assert viewer.evaluate("window.scrollY") >= place
+
     # The viewer can change nothing: every write refuses it, and nothing moves.
     match = re.search(r"/matches/(\d+)/", match_url).group(1)
     for path in ("hands/", "hands/check/", "hands/1/", "hands/undo/", "share/", "rematch/"):
@@ -483,7 +499,7 @@ def test_every_phone_at_the_table_follows_the_board(browser, page: Page, live_se
         assert response.status in (302, 403, 404), path
         if response.status == 302:
             assert "/accounts/login/" in response.headers["location"]
-    expect(viewer.locator(".hand-row")).to_have_count(3)
+    expect(viewer.locator(".hand-row")).to_have_count(7)
 
     # A new link, once confirmed, revokes the old one: a board still open on it stops and
     # says so; the new code is on screen.

@@ -340,13 +340,14 @@ def test_a_won_match_is_asked_after_less_often_and_an_undo_brings_back_the_quick
     assert "every 2s, poll-now" in client_in.get(match.get_share_url()).content.decode()
 
 
-
 def test_a_score_below_zero_has_a_real_minus_sign_wherever_it_shows(client_in, user):
     match = make_match(user, starting_score=1, hands=[CLUB])  # Ann takes 2 from 1
     board = client_in.get(match.get_absolute_url()).content.decode()
-    assert '<span class="points">−1</span>' in board and '<span class="cell-score">−1</span>' in board
+    assert '<span class="points">−1</span>' in board
+    assert '<span class="cell-score">−1</span>' in board
     assert "Ann −1" in client_in.get(url("home")).content.decode()
     assert "<td>−1</td>" in client_in.get(url("match_race", match.pk)).content.decode()
+
 
 # --- Fixing mistakes ----------------------------------------------------------------------------
 
@@ -1211,6 +1212,25 @@ def test_a_shared_board_shows_the_rest_of_the_hands_on_demand_and_nothing_to_cha
     rest = response.content.decode()
     assert response.status_code == 200 and rest.count('class="hand-row"') == 12
     assert "<html" not in rest and 'id="board"' not in rest and "/edit" not in rest
+
+
+@pytest.mark.parametrize("shared", [False, True])
+def test_a_board_showing_every_hand_keeps_showing_every_hand_when_it_follows_the_match(
+    client_in, user, shared
+):
+    match = make_match(user, starting_score=100, hands=[CLUB] * 12)
+    page = match.get_share_url() if shared else match.get_absolute_url()
+    rest = client_in.get(page, {"hands": "all"}, **HX).content.decode()
+    assert '<input type="hidden" name="hands" value="all">' in rest  # what its poll includes
+    board = client_in.get(page, **HX).content.decode()
+    assert 'hx-include="#board .hands-list [name=hands]"' in board and 'value="all"' not in board
+    client_in.post(url("hand_create", match.pk), drawn(match, CLUB_POST, number="13"))
+    response = client_in.get(page, {"v": str(match.version), "hands": "all"}, **HX)
+    html = response.content.decode()
+    assert 'id="board"' in html and html.count('class="hand-row"') == 13
+    assert '<input type="hidden" name="hands" value="all">' in html
+    unchanged = client_in.get(page, {"v": str(match.version + 1), "hands": "all"}, **HX)
+    assert unchanged.status_code == 204
 
 
 def test_a_saves_answer_does_not_grow_with_the_match(client_in, user):
