@@ -140,8 +140,7 @@ def _board(
     status: int = 200,
     replayed=None,
 ) -> HttpResponse:
-    all_hands = request.GET.get("hands") == "all"
-    context = _summary(match, replayed, all_hands)
+    context = _summary(match, replayed, _all_hands(request))
     state = context["state"]
     if form is None and not state.finished:
         form = HandForm(state, initial={"number": state.hands + 1, "version": match.version})
@@ -163,11 +162,15 @@ def _board(
     return response
 
 
+def _all_hands(request: HttpRequest) -> bool:
+    """A page asks for every hand of the history: "Show all", or the poll of a board showing
+    every hand (its history says so, and the board keeps them)."""
+    return request.GET.get("hands") == "all"
+
+
 def _region(request: HttpRequest) -> str:
-    """What an htmx request redraws: "Show all" the history, or the board. A board that shows
-    every hand asks for every hand when it polls (its history says so), and keeps them."""
-    wants_history = request.GET.get("hands") == "all" and "v" not in request.GET
-    return "hands" if wants_history else "board"
+    """What an htmx request redraws: "Show all" the history, or the board (a poll, `?v=`)."""
+    return "hands" if _all_hands(request) and "v" not in request.GET else "board"
 
 
 def _count(text) -> int | None:
@@ -411,7 +414,7 @@ def match_shared(request: HttpRequest, token: str) -> HttpResponse:
         template = _partial(request, "games/link_gone.html", "board")
         # A board left open stops asking (htmx stops polling on 286); a page opened anew: 404.
         return render(request, template, status=286 if request.htmx else 404)
-    context = _summary(match, all_hands=request.GET.get("hands") == "all")
+    context = _summary(match, all_hands=_all_hands(request))
     context.update(viewer=True, history_url=match.get_share_url() + "?hands=all")
     template = _partial(request, "games/match_shared.html", _region(request))
     return render(request, template, context)

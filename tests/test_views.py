@@ -346,6 +346,7 @@ def test_a_score_below_zero_has_a_real_minus_sign_wherever_it_shows(client_in, u
     assert '<span class="points">−1</span>' in board
     assert '<span class="cell-score">−1</span>' in board
     assert "Ann −1" in client_in.get(url("home")).content.decode()
+    assert '<span class="points">−1</span>' in client_in.get(match.get_share_url()).content.decode()
     assert "<td>−1</td>" in client_in.get(url("match_race", match.pk)).content.decode()
 
 
@@ -1211,7 +1212,7 @@ def test_a_shared_board_shows_the_rest_of_the_hands_on_demand_and_nothing_to_cha
     response = client.get(match.get_share_url(), {"hands": "all"}, **HX)
     rest = response.content.decode()
     assert response.status_code == 200 and rest.count('class="hand-row"') == 12
-    assert "<html" not in rest and 'id="board"' not in rest and "/edit" not in rest
+    assert "<html" not in rest and 'id="board"' not in rest and 'class="edit"' not in rest
 
 
 @pytest.mark.parametrize("shared", [False, True])
