@@ -381,16 +381,17 @@ class HandShape:
         return hand.bid if self.asks_bid else self.needs
 
     def fill_in(self, tricks: dict) -> dict:
-        """The tricks of the players who played, None where not yet known, with the last one
-        filled in where the others fix it: they take what is left. A maker everyone else
-        left alone takes every trick (§3), whatever was told before."""
+        """The tricks of the players who played, None where not yet known, filled in where
+        the others fix them: the last one takes what is left, and once every trick is told
+        the rest took none. A maker everyone else left alone takes every trick (§3), whatever
+        was told before."""
         if len(tricks) == 1:
             return dict.fromkeys(tricks, self.tricks)
         unknown = [p for p, n in tricks.items() if n is None]
         left = self.tricks - sum(n for n in tricks.values() if n is not None)
-        if len(unknown) != 1 or left < 0:
+        if not unknown or left < 0 or (len(unknown) > 1 and left > 0):
             return dict(tricks)
-        return {**tricks, unknown[0]: left}
+        return {**tricks, **dict.fromkeys(unknown, left if len(unknown) == 1 else 0)}
 
 
 def join_names(names) -> str:

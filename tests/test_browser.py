@@ -82,6 +82,11 @@ def tap(page: Page, fieldset: str, value: str, on_one_screen: bool = False) -> i
     return 1
 
 
+def told(page: Page, name: str):
+    """The chip checked in a player's row of tricks."""
+    return page.get_by_role("radiogroup", name=name, exact=True).locator("input:checked")
+
+
 def chip(page: Page, name: str, n: int, on_one_screen: bool = False) -> int:
     """Tap the chip for `n` tricks in a player's row."""
     row = page.get_by_role("radiogroup", name=name, exact=True)
@@ -276,18 +281,24 @@ def test_dirty_clubs_hand_with_a_bid(page: Page, live_server):
     snap(page, "hand-form-bid")
     tap(page, "trump", "spades")
     tap(page, "bids", "4")
-    for name, n in {"Bob": 3, "Cat": 1, "Ann": 0}.items():
+    # A slip: 5 for Bob, so the others took none; put right, they no longer follow from it.
+    chip(page, "Bob", 5)
+    for name in ("Ann", "Cat", "Dan"):
+        expect(told(page, name)).to_have_value("0")
+    for name, n in {"Bob": 3, "Cat": 1}.items():
         chip(page, name, n)
-    expect(page.get_by_role("radiogroup", name="Dan").locator("input:checked")).to_have_value("1")
+    expect(told(page, "Ann")).to_have_count(0)
+    chip(page, "Ann", 0)
+    expect(told(page, "Dan")).to_have_value("1")
     # Bob bid 4 and took 3: set.
     expect(page.locator(".status")).to_contain_text("Bob set +5")
     page.get_by_role("button", name="Save hand 1").click()
     assert scores(page) == {"Ann": 25, "Bob": 25, "Cat": 19, "Dan": 19}
     expect(page.locator(".hand-text").first).to_contain_text("Bob bid 4 in ♠")
     # Cat takes everything from here: a sweep wins at once in Dirty Clubs.
-    # Upcard, maker, bid, three chips (the fourth fills in), save: 7 taps.
-    taps = enter_hand(page, "diamonds", maker="Cat", bid=5, tricks={"Cat": 5, "Ann": 0, "Bob": 0})
-    assert taps == 7
+    # Upcard, maker, bid, Cat's 5 (the others took none: they fill in), save: 5 taps.
+    taps = enter_hand(page, "diamonds", maker="Cat", bid=5, tricks={"Cat": 5})
+    assert taps == 5
     expect(page.locator(".result h2")).to_have_text(re.compile(r"Cat\s+wins"))
     expect(page.locator(".payouts li")).to_have_text(
         ["Ann pays Cat $2.00", "Bob pays Cat $2.00", "Dan pays Cat $2.00"]
@@ -311,16 +322,16 @@ def test_a_rule_problem_is_shown_before_saving_and_a_refused_save_comes_into_vie
     expect(refused).to_be_focused()
     expect(refused).to_be_in_viewport(ratio=1)
     expect(page.locator(".hands")).to_have_count(0)
-    # Three more chips, the last player's own fills in: the hand is whole.
-    for name in ("Bob", "Ann", "Cat"):
-        chip(page, name, 5 if name == "Bob" else 0)
-    expect(page.get_by_role("radiogroup", name="Dan").locator("input:checked")).to_have_value("0")
+    # Bob took all five after all: one chip, and the others, who took none, fill in.
+    chip(page, "Bob", 5)
+    for name in ("Ann", "Cat", "Dan"):
+        expect(told(page, name)).to_have_value("0")
     expect(page.locator(".status")).to_contain_text("Bob −5")
     # The Wi-Fi drops as Save is tapped: the hand stays on screen, and the next tap saves it.
     page.context.set_offline(True)
     page.get_by_role("button", name="Save hand 1").click()
     expect(page.get_by_role("alert")).to_contain_text("Couldn't reach the score keeper.")
-    expect(page.get_by_role("radiogroup", name="Bob").locator("input:checked")).to_have_value("5")
+    expect(told(page, "Bob")).to_have_value("5")
     page.context.set_offline(False)
     page.get_by_role("button", name="Save hand 1").click()
     expect(page.locator("#connection-problem")).to_be_hidden()
@@ -370,7 +381,7 @@ def test_a_hand_can_be_entered_without_javascript(browser, live_server):
     chip(page, "Bob", 3)
     chip(page, "Dan", 2)
     check.click()  # the server fills in Ann's tricks: the 0 left
-    expect(page.get_by_role("radiogroup", name="Ann").locator("input:checked")).to_have_value("0")
+    expect(told(page, "Ann")).to_have_value("0")
     expect(page.locator(".status")).to_contain_text("Bob −3")
     page.get_by_role("button", name="Save hand 1").click()
     expect(page).to_have_url(re.compile(r"/matches/\d+/$"))

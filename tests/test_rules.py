@@ -747,6 +747,12 @@ def test_the_last_player_takes_what_the_others_leave():
     assert shape.fill_in({ANN: 4, BOB: 3, DAN: None}) == {ANN: 4, BOB: 3, DAN: None}
     assert shape.fill_in({ANN: 4, BOB: 1, DAN: 0}) == {ANN: 4, BOB: 1, DAN: 0}
 
+    # Once every trick is told, the players left took none.
+    assert shape.fill_in({ANN: None, BOB: 5, DAN: None}) == {ANN: 0, BOB: 5, DAN: 0}
+    four = start().shape("clubs")
+    assert four.fill_in({ANN: 3, BOB: 2, CAT: None, DAN: None}) == {ANN: 3, BOB: 2, CAT: 0, DAN: 0}
+    assert four.fill_in({ANN: 3, BOB: 1, CAT: None, DAN: None})[CAT] is None
+
 
 @given(st.integers(1, 4), st.lists(st.integers(0, 3), min_size=5, max_size=5), st.data())
 def test_filling_in_the_one_player_left_always_gives_a_whole_hand(players, takers, data):
@@ -755,6 +761,16 @@ def test_filling_in_the_one_player_left_always_gives_a_whole_hand(players, taker
     hidden = data.draw(st.sampled_from(playing))
     filled = start().shape("clubs").fill_in({**tricks, hidden: None})
     assert filled == tricks and sum(filled.values()) == 5
+
+
+@given(st.lists(st.integers(0, 3), min_size=5, max_size=5), st.sets(st.sampled_from(FOUR)))
+def test_filling_in_never_gives_a_wrong_count_and_fills_what_the_others_fix(takers, hidden):
+    tricks = {p: sum(FOUR[t] == p for t in takers) for p in FOUR}
+    filled = start().shape("clubs").fill_in({p: None if p in hidden else tricks[p] for p in FOUR})
+    told = {p: n for p, n in filled.items() if n is not None}
+    assert all(told[p] == tricks[p] for p in told)  # never a guess
+    fixed = len(hidden) <= 1 or all(tricks[p] == 0 for p in hidden)
+    assert (len(told) == 4) == fixed
 
 
 @pytest.mark.parametrize(

@@ -211,6 +211,9 @@ def test_a_check_fills_in_the_last_players_tricks_and_a_lone_maker_gets_five(
     lone = {**ORDERED_POST, "dropped": ["Ann", "Cat", "Dan"], "t0": "", "t1": "2", "t3": ""}
     html = client_in.post(url("hand_check", match.pk), drawn(match, lone), **headers)
     assert checked_tricks(html.content.decode()) == {"t1": "5"}
+    sweep = {**ORDERED_POST, "t0": "", "t1": "5", "t3": ""}  # the others took none
+    html = client_in.post(url("hand_check", match.pk), drawn(match, sweep), **headers)
+    assert checked_tricks(html.content.decode()) == {"t0": "0", "t1": "5", "t3": "0"}
 
 
 def test_too_many_tricks_given_is_said_before_asking_for_the_rest(client_in, user):
