@@ -389,9 +389,11 @@ class HandShape:
             return dict.fromkeys(tricks, self.tricks)
         unknown = [p for p, n in tricks.items() if n is None]
         left = self.tricks - sum(n for n in tricks.values() if n is not None)
-        if not unknown or left < 0 or (len(unknown) > 1 and left > 0):
-            return dict(tricks)
-        return {**tricks, **dict.fromkeys(unknown, left if len(unknown) == 1 else 0)}
+        if len(unknown) == 1 and left >= 0:
+            return {**tricks, unknown[0]: left}
+        if unknown and left == 0:
+            return {**tricks, **dict.fromkeys(unknown, 0)}
+        return dict(tricks)
 
 
 def join_names(names) -> str:
