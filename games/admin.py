@@ -51,8 +51,8 @@ class _PartOfAMatch:
 
 @admin.register(Player)
 class PlayerAdmin(admin.ModelAdmin):
-    list_display = ["name", "owner", "created"]
-    list_filter = ["owner"]
+    list_display = ["name", "group", "created"]
+    list_filter = ["group"]
     search_fields = ["name"]
 
 
@@ -87,8 +87,8 @@ class SeatInline(admin.TabularInline):
 
 @admin.register(Match)
 class MatchAdmin(_RecordOnSave, admin.ModelAdmin):
-    list_display = ["__str__", "owner", "preset", "played_at", "finished"]
-    list_filter = ["preset", "owner"]
+    list_display = ["__str__", "group", "preset", "played_at", "finished"]
+    list_filter = ["preset", "group"]
     inlines = [SeatInline]
     raw_id_fields = ["night"]
     readonly_fields = ["created", "updated", "finished", "hands_played", "next_dealer"]
@@ -183,8 +183,8 @@ class SeatAdmin(_PartOfAMatch, admin.ModelAdmin):
 
 @admin.register(Night)
 class NightAdmin(admin.ModelAdmin):
-    list_display = ["__str__", "owner", "created"]
-    list_filter = ["owner"]
+    list_display = ["__str__", "group", "created"]
+    list_filter = ["group"]
 
 
 @admin.register(Result)

@@ -15,7 +15,6 @@ from dataclasses import asdict, dataclass, fields
 from datetime import timedelta
 
 from django.conf import settings
-from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
 from django.db import connection, models, transaction
 from django.db.models import Count, Min, Q, Sum
@@ -175,14 +174,14 @@ def new_share_token() -> str:
 
 
 class Player(models.Model):
-    owner = models.ForeignKey(settings.AUTH_USER_MODEL, models.CASCADE, related_name="players")
+    group = models.ForeignKey("Group", models.CASCADE, related_name="players")
     name = models.CharField(max_length=40)
     created = models.DateTimeField(auto_now_add=True)
 
     class Meta:
         ordering = ["name"]
         constraints = [
-            models.UniqueConstraint(fields=["owner", "name"], name="player_name_unique"),
+            models.UniqueConstraint(fields=["group", "name"], name="player_name_unique"),
             models.CheckConstraint(condition=~Q(name=""), name="player_name_not_empty"),
         ]
 
@@ -210,7 +209,7 @@ class Player(models.Model):
             raise rules.RuleError("bad_table", f"Keep a name to {longest} letters.", "name")
         if not rules.plain_text(name):
             raise rules.RuleError("bad_table", rules.PLAIN_NAME, "name")
-        others = Player.objects.filter(owner=self.owner_id, name=name).exclude(pk=self.pk)
+        others = Player.objects.filter(group=self.group_id, name=name).exclude(pk=self.pk)
         if others.exists():
             raise rules.RuleError(
                 "bad_table",
@@ -228,9 +227,9 @@ class Player(models.Model):
 
         Refused (RuleError) when both sat at one match: that match had two people.
         """
-        if other.pk == self.pk or other.owner_id != self.owner_id:
+        if other.pk == self.pk or other.group_id != self.group_id:
             raise rules.RuleError("bad_table", "Choose another of your players.", "other")
-        _owners_turn(self.owner_id)  # no new match takes `other` in meanwhile
+        _groups_turn(self.group_id)  # no new match takes `other` in meanwhile
         theirs = Seat.objects.filter(player=other).values("match")
         # Their matches take no hand while they change hands (the write lock of `_store`).
         locked = list(
@@ -253,7 +252,7 @@ class Player(models.Model):
         return len(locked)
 
 
-# A match begun within this long of another one of the same owner is settled with it.
+# A match begun within this long of another one of the same group is settled with it.
 NIGHT_GAP = timedelta(hours=6)
 
 
@@ -274,7 +273,7 @@ class Night(models.Model):
     """Matches settled together (RULES.md §11): those begun the same evening, a night running
     past midnight included, unless the player moved one to another night."""
 
-    owner = models.ForeignKey(settings.AUTH_USER_MODEL, models.CASCADE, related_name="nights")
+    group = models.ForeignKey("Group", models.CASCADE, related_name="nights")
     created = models.DateTimeField(auto_now_add=True)
     # Payments marked paid, with a fingerprint of the transfers they were marked on: once the
     # night's transfers change (a hand, a match moved) the marks no longer hold.
@@ -294,17 +293,17 @@ class Night(models.Model):
         return timezone.localtime(first).date() if first else None
 
     @classmethod
-    def latest(cls, owner) -> Night | None:
-        """The night of the owner's latest match, as soon as one of its matches has finished."""
-        latest = Match.objects.filter(owner=owner).order_by("-played_at").values("night_id")[:1]
+    def latest(cls, group) -> Night | None:
+        """The night of the group's latest match, as soon as one of its matches has finished."""
+        latest = Match.objects.filter(group=group).order_by("-played_at").values("night_id")[:1]
         return cls.objects.filter(pk__in=latest, matches__finished__isnull=False).first()
 
     @classmethod
-    def around(cls, owner, played_at) -> Night:
-        """The night of a match begun at `played_at`: that of the owner's match begun closest
+    def around(cls, group, played_at) -> Night:
+        """The night of a match begun at `played_at`: that of the group's match begun closest
         to it, within NIGHT_GAP, or else a new one."""
         near = Match.objects.filter(
-            owner=owner, played_at__range=(played_at - NIGHT_GAP, played_at + NIGHT_GAP)
+            group=group, played_at__range=(played_at - NIGHT_GAP, played_at + NIGHT_GAP)
         )
         before = near.filter(played_at__lte=played_at).order_by("-played_at")
         after = near.filter(played_at__gt=played_at).order_by("played_at")
@@ -317,7 +316,7 @@ class Night(models.Model):
             if row
         ]
         if not found:
-            return cls.objects.create(owner=owner)
+            return cls.objects.create(group=group)
         _, night = min(found, key=lambda row: abs(row[0] - played_at))
         return cls.objects.get(pk=night)
 
@@ -363,13 +362,12 @@ class Night(models.Model):
         return True
 
 
-def _owners_turn(owner_id: int) -> None:
-    """Lock the owner's row until the transaction ends, so that what one owner does to their
+def _groups_turn(group_id: int) -> None:
+    """Lock the group's row until the transaction ends, so that what a group does to its
     matches' nights and players takes turns: two matches begun at once on two phones find
     each other's night, a night is never deleted under a match joining it, a file imported
     twice at once is stored once. (On SQLite the IMMEDIATE transaction already does this.)"""
-    users = get_user_model().objects
-    users.select_for_update().filter(pk=owner_id).values_list("pk").get()
+    Group.objects.select_for_update().filter(pk=group_id).values_list("pk").get()
 
 
 class MatchQuerySet(models.QuerySet):
@@ -403,7 +401,7 @@ class MatchQuerySet(models.QuerySet):
 
 
 class Match(models.Model):
-    owner = models.ForeignKey(settings.AUTH_USER_MODEL, models.CASCADE, related_name="matches")
+    group = models.ForeignKey("Group", models.CASCADE, related_name="matches")
     preset = models.CharField(max_length=20, choices=PRESET_CHOICES)
     # Every option's value as chosen, so that a later change of a preset never rewrites it.
     options = models.JSONField()
@@ -437,7 +435,7 @@ class Match(models.Model):
     class Meta:
         ordering = ["-created"]
         verbose_name_plural = "matches"
-        indexes = [models.Index(fields=["owner", "-played_at"], name="match_owner_played")]
+        indexes = [models.Index(fields=["group", "-played_at"], name="match_group_played")]
         constraints = [
             models.CheckConstraint(
                 condition=Q(per_game_cents__gte=0)
@@ -457,16 +455,16 @@ class Match(models.Model):
         return reverse("games:match_detail", args=[self.pk])
 
     def move_to(self, night: Night | None) -> Night:
-        """Settle the match with another night of its owner's, or alone on a new one (None).
+        """Settle the match with another night of its group's, or alone on a new one (None).
 
         Only the night changes: the hands and their version stay as they are, so no phone at
         the table is told its page is out of date.
         """
         with transaction.atomic():
-            _owners_turn(self.owner_id)
+            _groups_turn(self.group_id)
             old = self.night_id
             if night is None:
-                night = Night.objects.create(owner=self.owner)
+                night = Night.objects.create(group_id=self.group_id)
             Match.objects.filter(pk=self.pk).update(night=night)
             Night.objects.filter(pk=old, matches__isnull=True).delete()
         self.night = night
@@ -475,7 +473,7 @@ class Match(models.Model):
     @transaction.atomic
     def remove(self) -> None:
         """Delete the match whole, and its night if no other match is left on it."""
-        _owners_turn(self.owner_id)
+        _groups_turn(self.group_id)
         self.delete()
         Night.objects.filter(pk=self.night_id, matches__isnull=True).delete()
 
@@ -631,7 +629,7 @@ class Match(models.Model):
         return state
 
     @transaction.atomic
-    def add_hand(self, number: int, hand: rules.Hand, version: int | None, seen=None):
+    def add_hand(self, number: int, hand: rules.Hand, version: int | None, seen=None, by=None):
         """Save hand `number` from a page drawn at `version`: (the match as it is now, its
         replay). The same hand arriving twice (a double tap, a resent request, two phones
         entering it) is stored once; anything else from an out-of-date page raises `Stale`.
@@ -648,10 +646,12 @@ class Match(models.Model):
         if seen is not None and seen[0] == stored:
             state, result = rules.play(seen[1], hand)
             replayed = state, [*seen[2], result]
-        return match, match._store(stored, [*stored, hand], replayed)
+        replayed = match._store(stored, [*stored, hand], replayed)
+        Change.note(match, by, Change.Kind.SAVED, number, after=hand)
+        return match, replayed
 
     @transaction.atomic
-    def change_hand(self, number: int, hand: rules.Hand, version: int | None) -> bool:
+    def change_hand(self, number: int, hand: rules.Hand, version: int | None, by=None) -> bool:
         """Replace hand `number` with `hand`; every later hand is checked and scored again."""
         match, stored = self._locked()
         if 1 <= number <= len(stored) and stored[number - 1] == hand:
@@ -659,10 +659,11 @@ class Match(models.Model):
         if version != match.version or not 1 <= number <= len(stored):
             raise Stale(match, len(stored))
         match._store(stored, [*stored[: number - 1], hand, *stored[number:]])
+        Change.note(match, by, Change.Kind.EDITED, number, stored[number - 1], hand)
         return True
 
     @transaction.atomic
-    def undo_hand(self, number: int, version: int | None) -> bool:
+    def undo_hand(self, number: int, version: int | None, by=None) -> bool:
         """Take back the last hand, `number`; False if it is gone already."""
         match, stored = self._locked()
         if len(stored) < number:
@@ -670,6 +671,7 @@ class Match(models.Model):
         if version != match.version or number != len(stored):
             raise Stale(match, len(stored))
         match._store(stored, stored[:-1])
+        Change.note(match, by, Change.Kind.UNDONE, number, before=stored[-1])
         return True
 
     def _store(
@@ -729,7 +731,7 @@ class Match(models.Model):
     @transaction.atomic
     def create(
         cls,
-        owner,
+        group,
         preset: str,
         ruleset: rules.Ruleset,
         stakes: rules.Stakes,
@@ -737,15 +739,18 @@ class Match(models.Model):
         first_dealer: str,
         hands=(),
         played_at=None,
+        by=None,
     ) -> Match:
-        """A new match from the engine's terms; raises RuleError and stores nothing if bad."""
+        """A new match of `group` (or of an account's own group) from the engine's terms;
+        raises RuleError and stores nothing if bad. `by` is the account that began it."""
+        group = Group.of(group)
         rules.new_match(ruleset, names, first_dealer)
         _check_fits(names, stakes)
-        _owners_turn(owner.pk)
+        _groups_turn(group.pk)
         played_at = played_at or timezone.now()
         match = cls.objects.create(
-            owner=owner,
-            night=Night.around(owner, played_at),
+            group=group,
+            night=Night.around(group, played_at),
             preset=preset,
             options=ruleset.options(),
             per_game_cents=stakes.per_game,
@@ -756,15 +761,16 @@ class Match(models.Model):
             played_at=played_at,
         )
         for position, name in enumerate(names):
-            player, _ = Player.objects.get_or_create(owner=owner, name=name)
+            player, _ = Player.objects.get_or_create(group=group, name=name)
             Seat.objects.create(match=match, player=player, position=position)
         match.record(list(hands))
+        Change.note(match, by, Change.Kind.STARTED, len(hands))
         return match
 
     @classmethod
-    def from_file(cls, owner, m: matchfile.Match) -> Match:
+    def from_file(cls, group, m: matchfile.Match, by=None) -> Match:
         return cls.create(
-            owner,
+            group,
             m.preset,
             m.ruleset,
             m.stakes,
@@ -772,17 +778,19 @@ class Match(models.Model):
             m.first_dealer,
             m.hands,
             m.played_at,
+            by=by,
         )
 
     @classmethod
     @transaction.atomic
-    def import_file(cls, owner, m: matchfile.Match) -> tuple[Match, bool]:
-        """Store a match file's match unless the owner has it already: (match, stored)."""
-        _owners_turn(owner.pk)
-        same = cls.objects.filter(owner=owner).same_as(m)
+    def import_file(cls, group, m: matchfile.Match, by=None) -> tuple[Match, bool]:
+        """Store a match file's match unless the group has it already: (match, stored)."""
+        group = Group.of(group)
+        _groups_turn(group.pk)
+        same = cls.objects.filter(group=group).same_as(m)
         if same is not None:
             return same, False
-        return cls.from_file(owner, m), True
+        return cls.from_file(group, m, by), True
 
 
 def _check_fits(names, stakes: rules.Stakes):
@@ -1026,3 +1034,261 @@ class Result(models.Model):
 
     def tally(self) -> rules.Tally:
         return rules.Tally(**{f.name: getattr(self, f.name) for f in fields(rules.Tally)})
+
+
+# --- Groups: who keeps the table ------------------------------------------------------------
+
+
+class Role(models.TextChoices):
+    """What a member may do (one table of it, in `Role.allows`): viewers see every page of
+    the group, scorers also keep score, owners also run the group."""
+
+    VIEWER = "viewer", "Viewer"
+    SCORER = "scorer", "Scorer"
+    OWNER = "owner", "Owner"
+
+    def allows(self, needed: Role) -> bool:
+        order = [Role.VIEWER, Role.SCORER, Role.OWNER]
+        return order.index(self) >= order.index(needed)
+
+
+GROUP_NAME_LENGTH = 60
+INVITE_DAYS = 7
+
+
+class GroupQuerySet(models.QuerySet):
+    def of(self, user):
+        """The groups `user` is a member of."""
+        return self.filter(memberships__user=user)
+
+    def last_owned_by(self, user):
+        """The groups of which `user` is the only owner."""
+        others = Membership.objects.filter(role=Role.OWNER).exclude(user=user)
+        owned = self.filter(memberships__user=user, memberships__role=Role.OWNER)
+        return owned.exclude(pk__in=others.values("group"))
+
+
+class Group(models.Model):
+    """The friends who keep one table: its players, matches and nights are theirs."""
+
+    name = models.CharField(max_length=GROUP_NAME_LENGTH)
+    created = models.DateTimeField(auto_now_add=True)
+    # The group every account is given (named after it): the default where nothing else
+    # is picked. Gone with the account, unless others are in it (then it stays theirs).
+    home_of = models.OneToOneField(
+        settings.AUTH_USER_MODEL,
+        models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="home_group",
+    )
+
+    objects = GroupQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["name", "pk"]
+        constraints = [models.CheckConstraint(condition=~Q(name=""), name="group_name_not_empty")]
+
+    def __str__(self) -> str:
+        return self.name
+
+    def get_absolute_url(self) -> str:
+        return reverse("games:group_detail", args=[self.pk])
+
+    @classmethod
+    def home(cls, user) -> Group:
+        """The account's own group, made (with the account as its owner) on first need, so
+        that an account made any way (sign-up, `createsuperuser`, the admin) has one."""
+        group = cls.objects.filter(home_of=user).first()
+        if group is None:
+            with transaction.atomic():
+                user.__class__.objects.select_for_update().filter(pk=user.pk).values("pk").get()
+                group, _ = cls.objects.get_or_create(
+                    home_of=user, defaults={"name": user.get_username()[:GROUP_NAME_LENGTH]}
+                )
+                Membership.objects.get_or_create(
+                    group=group, user=user, defaults={"role": Role.OWNER}
+                )
+        return group
+
+    @classmethod
+    def of(cls, group_or_user) -> Group:
+        """A group, or an account's own group."""
+        return group_or_user if isinstance(group_or_user, Group) else cls.home(group_or_user)
+
+    def role_of(self, user) -> Role | None:
+        if not user.is_authenticated:
+            return None
+        role = self.memberships.filter(user=user).values_list("role", flat=True).first()
+        return Role(role) if role else None
+
+    def owner_names(self) -> list[str]:
+        owners = self.memberships.filter(role=Role.OWNER).order_by("created", "pk")
+        return list(owners.values_list("user__username", flat=True))
+
+    def has_others(self, user) -> bool:
+        return self.memberships.exclude(user=user).exists()
+
+    @transaction.atomic
+    def set_role(self, user, role: str | None) -> None:
+        """Make a member an owner, a scorer or a viewer, or remove them (None). ValidationError
+        if it would leave the group without an owner."""
+        _groups_turn(self.pk)
+        member = self.memberships.filter(user=user).first()
+        if member is None:
+            raise ValidationError(f"{user.get_username()} is not in {self}.")
+        owners = self.memberships.filter(role=Role.OWNER)
+        if member.role == Role.OWNER and role != Role.OWNER and owners.count() == 1:
+            raise ValidationError(
+                f"{user.get_username()} is the only owner of {self}: make someone else an "
+                "owner first."
+            )
+        if role is None:
+            member.delete()
+        else:
+            self.memberships.filter(pk=member.pk).update(role=role)
+
+    @transaction.atomic
+    def join(self, user, role: str) -> tuple[Membership, bool]:
+        """Take `user` in with `role`; a member already keeps their role: (member, joined)."""
+        _groups_turn(self.pk)
+        return Membership.objects.get_or_create(group=self, user=user, defaults={"role": role})
+
+
+class Membership(models.Model):
+    group = models.ForeignKey(Group, models.CASCADE, related_name="memberships")
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, models.CASCADE, related_name="memberships")
+    role = models.CharField(max_length=8, choices=Role.choices)
+    # "This is me": the player this member is at the group's table.
+    player = models.ForeignKey(
+        Player, models.SET_NULL, null=True, blank=True, related_name="memberships"
+    )
+    created = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["group", "created", "pk"]
+        constraints = [
+            models.UniqueConstraint(fields=["group", "user"], name="membership_unique"),
+            models.UniqueConstraint(
+                fields=["group", "player"],
+                condition=Q(player__isnull=False),
+                name="membership_player_unique",
+            ),
+            models.CheckConstraint(condition=Q(role__in=Role.values), name="membership_role_known"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.user} in {self.group} ({self.role})"
+
+    def get_absolute_url(self) -> str:
+        return self.group.get_absolute_url()
+
+
+def new_invite_token() -> str:
+    return secrets.token_urlsafe(16)
+
+
+class InviteQuerySet(models.QuerySet):
+    def open(self):
+        """Invitations that still work: not withdrawn, and made within INVITE_DAYS."""
+        since = timezone.now() - timedelta(days=INVITE_DAYS)
+        return self.filter(withdrawn__isnull=True, created__gt=since)
+
+
+class Invite(models.Model):
+    """A link that lets whoever opens it join the group with its role."""
+
+    group = models.ForeignKey(Group, models.CASCADE, related_name="invites")
+    token = models.CharField(max_length=32, unique=True, default=new_invite_token)
+    role = models.CharField(
+        max_length=8, choices=[(Role.SCORER, "Scorer"), (Role.VIEWER, "Viewer")]
+    )
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, models.SET_NULL, null=True, related_name="+"
+    )
+    created = models.DateTimeField(auto_now_add=True)
+    withdrawn = models.DateTimeField(null=True, blank=True)
+
+    objects = InviteQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["-created"]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(role__in=[Role.SCORER, Role.VIEWER]), name="invite_role_known"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"Invitation to {self.group} as {self.role}"
+
+    def get_absolute_url(self) -> str:
+        return reverse("games:join", args=[self.token])
+
+    @property
+    def expires(self):
+        return self.created + timedelta(days=INVITE_DAYS)
+
+
+class Change(models.Model):
+    """One write to a match, for its change log: who, when and what (the hands as the
+    match file writes them, so that an undo never loses what was entered)."""
+
+    class Kind(models.TextChoices):
+        STARTED = "started", "started"
+        SAVED = "saved", "saved"
+        EDITED = "edited", "edited"
+        UNDONE = "undone", "undone"
+
+    match = models.ForeignKey(Match, models.CASCADE, related_name="changes")
+    kind = models.CharField(max_length=8, choices=Kind.choices)
+    number = models.PositiveSmallIntegerField(help_text="the hand; for a start, the hands it had")
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    # Who, as they were called then: the log outlives a renamed or deleted account.
+    by = models.CharField(max_length=150, blank=True)
+    at = models.DateTimeField(default=timezone.now)
+    before = models.JSONField(null=True, blank=True)
+    after = models.JSONField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-at", "-pk"]
+        indexes = [models.Index(fields=["match", "number"], name="change_match_number")]
+
+    def __str__(self) -> str:
+        return f"Hand {self.number} {self.kind} by {self.by or 'somebody'}"
+
+    def get_absolute_url(self) -> str:
+        return reverse("games:match_log", args=[self.match_id])
+
+    @classmethod
+    def note(cls, match: Match, by, kind: str, number: int, before=None, after=None) -> Change:
+        user = by if by is not None and by.is_authenticated else None
+        return cls.objects.create(
+            match=match,
+            kind=kind,
+            number=number,
+            user=user,
+            by=user.get_username() if user else "",
+            before=None if before is None else matchfile.dump_hand(before),
+            after=None if after is None else matchfile.dump_hand(after),
+        )
+
+    @classmethod
+    def who(cls, match: Match, kind: str, first: int, last: int) -> list[str]:
+        """Who last did `kind` to each of hands `first` to `last`, each name once."""
+        rows = cls.objects.filter(match=match, kind=kind, number__range=(first, last))
+        latest: dict[int, str] = {}
+        for number, by in rows.order_by("at", "pk").values_list("number", "by"):
+            latest[number] = by
+        return list(dict.fromkeys(name for _, name in sorted(latest.items()) if name))
+
+    @classmethod
+    def edits(cls, match: Match, numbers: list[int]) -> dict[int, Change]:
+        """The last edit of each of these hands, where it was edited since it was saved."""
+        rows = cls.objects.filter(
+            match=match, number__in=numbers, kind__in=[cls.Kind.SAVED, cls.Kind.EDITED]
+        ).order_by("at", "pk")
+        latest = {row.number: row for row in rows.only("number", "kind", "by", "at")}
+        return {n: row for n, row in latest.items() if row.kind == cls.Kind.EDITED}

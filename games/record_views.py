@@ -20,17 +20,17 @@ from django.utils.http import content_disposition_header
 from django.views.decorators.http import require_http_methods, require_POST
 from django.views.decorators.vary import vary_on_headers
 
-from games import rules
+from games import access, rules
 from games.charts import line_chart, number
-from games.models import STAKED, Match, Night, Player, SettleUp
+from games.models import STAKED, Match, Night, Player, Role, SettleUp
 from games.templatetags.games import money
-from games.views import _partial
+from games.views import _partial, _switch
 
 # --- Nights ---------------------------------------------------------------------------------
 
 
-def _get_night(request: HttpRequest, pk: int) -> Night:
-    return get_object_or_404(Night, pk=pk, owner=request.user)
+def _get_night(request: HttpRequest, pk: int, needed: Role = Role.VIEWER) -> Night:
+    return access.get(request, Night, needed, pk=pk)
 
 
 def owes_words(stakes: rules.Stakes, score: int, short: int) -> str:
@@ -78,7 +78,7 @@ def _settle_up_context(night: Night, matches: list[Match]) -> dict:
     workings = _workings(matches)
     names = {name for s in settle_up for name in s.net}
     players = dict(
-        Player.objects.filter(owner=night.owner_id, name__in=names).values_list("name", "pk")
+        Player.objects.filter(group=night.group_id, name__in=names).values_list("name", "pk")
     )
     sections = [
         {
@@ -107,13 +107,13 @@ def _settle_up_context(night: Night, matches: list[Match]) -> dict:
 
 
 def _nights_near(night: Night, matches: list[Match]):
-    """The owner's other nights a match of this one might move to: those a fortnight around."""
+    """The group's other nights a match of this one might move to: those a fortnight around."""
     if not matches:
         return Night.objects.none()
     first, last = matches[0].played_at, matches[-1].played_at
     return (
         Night.objects.filter(
-            owner=night.owner_id,
+            group=night.group_id,
             matches__played_at__range=(first - timedelta(days=14), last + timedelta(days=14)),
         )
         .exclude(pk=night.pk)
@@ -138,7 +138,7 @@ def night_detail(request: HttpRequest, pk: int) -> HttpResponse:
 @vary_on_headers("HX-Request")
 def night_paid(request: HttpRequest, pk: int) -> HttpResponse:
     """Mark a payment of the night paid, or not paid after all."""
-    night = _get_night(request, pk)
+    night = _get_night(request, pk, Role.SCORER)
     key, seen = request.POST.get("key", ""), request.POST.get("fingerprint", "")
     marked = night.mark(key, request.POST.get("paid") == "1", seen)
     notice = None
@@ -158,7 +158,7 @@ def night_paid(request: HttpRequest, pk: int) -> HttpResponse:
 @require_POST
 def match_move(request: HttpRequest, pk: int) -> HttpResponse:
     """Settle a match with another night, or on a night of its own."""
-    match = get_object_or_404(Match, pk=pk, owner=request.user)
+    match = access.get(request, Match, Role.SCORER, pk=pk)
     choice = request.POST.get("night", "")
     target = None
     if choice != "new":
@@ -166,7 +166,7 @@ def match_move(request: HttpRequest, pk: int) -> HttpResponse:
             night_pk = forms.IntegerField(min_value=1).clean(choice)
         except ValidationError:
             return redirect(match.night)
-        target = _get_night(request, night_pk)
+        target = get_object_or_404(Night, pk=night_pk, group=match.group_id)
     if target is not None and target.pk == match.night_id:
         return redirect(target)
     night = match.move_to(target)
@@ -178,14 +178,16 @@ def match_move(request: HttpRequest, pk: int) -> HttpResponse:
 @login_required
 @require_http_methods(["GET"])
 def night_list(request: HttpRequest) -> HttpResponse:
+    group = access.picked(request)
     nights = (
-        Night.objects.filter(owner=request.user)
+        Night.objects.filter(group=group)
         .annotate(started=Min("matches__played_at"), count=Count("matches"))
         .filter(count__gt=0)
         .order_by("-started")
     )
     page = Paginator(nights, 20).get_page(request.GET.get("page"))
-    return render(request, "games/night_list.html", {"page": page})
+    context = {"page": page, "group": group, "groups": _switch(request, group)}
+    return render(request, "games/night_list.html", context)
 
 
 def _csv(name: str) -> tuple[HttpResponse, csv.writer]:
@@ -304,7 +306,7 @@ def _player_context(player: Player, **more) -> dict:
         "overall": _stat_rows(results.stats(), results.money()),
         "presets": presets,
         "charts": _net_charts(player),
-        "others": Player.objects.filter(owner=player.owner_id).exclude(pk=player.pk),
+        "others": Player.objects.filter(group=player.group_id).exclude(pk=player.pk),
         **more,
     }
 
@@ -312,14 +314,14 @@ def _player_context(player: Player, **more) -> dict:
 @login_required
 @require_http_methods(["GET"])
 def player_detail(request: HttpRequest, pk: int) -> HttpResponse:
-    player = get_object_or_404(Player, pk=pk, owner=request.user)
+    player = access.get(request, Player, pk=pk)
     return render(request, "games/player_detail.html", _player_context(player))
 
 
 @login_required
 @require_POST
 def player_rename(request: HttpRequest, pk: int) -> HttpResponse:
-    player = get_object_or_404(Player, pk=pk, owner=request.user)
+    player = access.get(request, Player, Role.SCORER, pk=pk)
     old = player.name
     try:
         player.rename(request.POST.get("name", ""))
@@ -336,12 +338,12 @@ def player_rename(request: HttpRequest, pk: int) -> HttpResponse:
 @require_POST
 def player_merge(request: HttpRequest, pk: int) -> HttpResponse:
     """Take another player in as a second spelling of this one."""
-    player = get_object_or_404(Player, pk=pk, owner=request.user)
+    player = access.get(request, Player, Role.SCORER, pk=pk)
     try:
         other_pk = forms.IntegerField(min_value=1).clean(request.POST.get("other"))
     except ValidationError:
         return redirect(player.get_absolute_url())
-    other = get_object_or_404(Player, pk=other_pk, owner=request.user)
+    other = get_object_or_404(Player, pk=other_pk, group=player.group_id)
     if not request.POST.get("same"):
         error = f"Tick the box to say that {other.name} and {player.name} are the same person."
         return render(
@@ -362,7 +364,7 @@ def player_merge(request: HttpRequest, pk: int) -> HttpResponse:
 @require_http_methods(["GET"])
 def player_csv(request: HttpRequest, pk: int) -> HttpResponse:
     """A player's matches, one row a match, from the stored results."""
-    player = get_object_or_404(Player, pk=pk, owner=request.user)
+    player = access.get(request, Player, pk=pk)
     matches = (
         Match.objects.filter(results__player=player).order_by("played_at", "pk").with_results()
     )
@@ -411,7 +413,7 @@ def player_csv(request: HttpRequest, pk: int) -> HttpResponse:
 @vary_on_headers("HX-Request")
 def match_race(request: HttpRequest, pk: int) -> HttpResponse:
     """Every player's score from the start to the end, as a chart and as a table."""
-    match = get_object_or_404(Match.objects.with_hands(), pk=pk, owner=request.user)
+    match = access.get(request, Match.objects.with_hands(), pk=pk)
     start = match.start()
     state, results = rules.replay(start, match.game_hands())
     series = {p: [start.scores[p], *(r.scores[p] for r in results)] for p in state.players}

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from games import record_views, views
+from games import group_views, record_views, views
 
 app_name = "games"
 urlpatterns = [
@@ -35,4 +35,23 @@ urlpatterns = [
     path("players/<int:pk>/rename/", record_views.player_rename, name="player_rename"),
     path("players/<int:pk>/merge/", record_views.player_merge, name="player_merge"),
     path("players/<int:pk>/matches.csv", record_views.player_csv, name="player_csv"),
+]
+urlpatterns += [
+    path("matches/<int:pk>/log/", group_views.match_log, name="match_log"),
+    path("players/", group_views.player_list, name="player_list"),
+    path("groups/", group_views.group_list, name="group_list"),
+    path("groups/new/", group_views.group_create, name="group_create"),
+    path("groups/<int:pk>/", group_views.group_detail, name="group_detail"),
+    path("groups/<int:pk>/rename/", group_views.group_rename, name="group_rename"),
+    path("groups/<int:pk>/delete/", group_views.group_delete, name="group_delete"),
+    path("groups/<int:pk>/invites/", group_views.invite_create, name="invite_create"),
+    path(
+        "groups/<int:pk>/invites/<int:invite>/withdraw/",
+        group_views.invite_withdraw,
+        name="invite_withdraw",
+    ),
+    path("groups/<int:pk>/members/", group_views.group_members, name="group_members"),
+    path("groups/<int:pk>/leave/", group_views.group_leave, name="group_leave"),
+    path("groups/<int:pk>/me/", group_views.group_me, name="group_me"),
+    path("join/<str:token>/", group_views.join, name="join"),
 ]

@@ -10,7 +10,7 @@ from axes.utils import reset as axes_reset
 from django import forms
 from django.conf import settings
 from django.contrib import messages
-from django.contrib.auth import login, logout
+from django.contrib.auth import get_user_model, login, logout
 from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.forms import AuthenticationForm
@@ -23,16 +23,17 @@ from django.template.defaultfilters import pluralize
 from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils import timezone
+from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.safestring import mark_safe
 from django.views.decorators.cache import cache_control
 from django.views.decorators.http import require_http_methods, require_POST
 from django.views.decorators.vary import vary_on_headers
 from django_htmx.http import HttpResponseClientRedirect, reswap, retarget
 
-from games import matchfile, rules
+from games import access, matchfile, rules
 from games.checks import password_reset_on, reset_domain
 from games.forms import EmailForm, HandForm, MatchForm, SignupForm, WriteForm
-from games.models import MAX_HANDS, Match, Night, Player, Stale
+from games.models import MAX_HANDS, Change, Group, Match, Night, Player, Role, Stale
 from games.templatetags.games import SUIT_SYMBOLS, house_rules_words, signed, stakes_text
 
 
@@ -50,8 +51,8 @@ def _go(request: HttpRequest, to) -> HttpResponse:
     return redirect(to)
 
 
-def _get_match(request: HttpRequest, pk: int) -> Match:
-    return get_object_or_404(Match, pk=pk, owner=request.user)
+def _get_match(request: HttpRequest, pk: int, needed: Role = Role.VIEWER) -> Match:
+    return access.get(request, Match, needed, pk=pk)
 
 
 def _describe(result: rules.HandResult) -> str:
@@ -96,14 +97,20 @@ def _summary(match: Match, replayed=None, all_hands: bool = False) -> dict:
     stakes = match.stakes()
     payments, net = rules.settle(state, stakes)
     must_play = state.must_play()
+    shown = results if all_hands else results[-HISTORY_SHOWN:]
+    edits = Change.edits(match, [r.number for r in shown]) if shown else {}
     history = []
-    for result in results if all_hands else results[-HISTORY_SHOWN:]:
+    for result in shown:
+        edit = edits.get(result.number)
         history.append(
             {
                 "number": result.number,
                 "dealer": result.dealer,
                 "text": _describe(result),
                 "cells": [_cell(p, result.changes[p], result.scores[p]) for p in state.players],
+                "changed": f"changed by {edit.by or 'somebody'} at {_clock(edit.at)}"
+                if edit
+                else "",
             }
         )
     standings = [
@@ -142,7 +149,10 @@ def _board(
 ) -> HttpResponse:
     context = _summary(match, replayed, _all_hands(request))
     state = context["state"]
-    if form is None and not state.finished:
+    role = access.role(request, match.group_id)
+    if not role.allows(Role.SCORER):
+        form = None
+    elif form is None and not state.finished:
         form = HandForm(state, initial={"number": state.hands + 1, "version": match.version})
     share_url = request.build_absolute_uri(match.get_share_url())
     context.update(
@@ -152,13 +162,16 @@ def _board(
         history_url=match.get_absolute_url() + "?hands=all",
         share_url=share_url,
         share_qr=lambda: _qr(share_url),  # drawn only where the page shows it
+        viewer=not role.allows(Role.SCORER),
+        is_owner=role.allows(Role.OWNER),
     )
     template = _partial(request, "games/match_detail.html", _region(request))
     response = render(request, template, context, status=status)
     if request.htmx and (request.method == "POST" or "v" in request.GET):
         response["HX-Trigger"] = "board-changed"  # the score race under the board follows
     if "v" in request.GET:  # a poll: what changed, for a phone in the middle of a hand
-        response["X-Board-Change"] = _what_changed(_count(request.GET.get("n")), state.hands)
+        before = _count(request.GET.get("n"))
+        response["X-Board-Change"] = _what_changed(request, match, before, state.hands)
     return response
 
 
@@ -202,12 +215,23 @@ def _numbers(first: int, last: int) -> str:
     )
 
 
-def _what_changed(before: int | None, now: int) -> str:
-    """What another phone did, from the hands a page showed and the hands there are now."""
+def _by(request: HttpRequest, match: Match, kind: str, first: int, last: int) -> str:
+    """ "by Bob", from the change log: who else saved (or undid) those hands. One's own other
+    phone goes without a name, as it did before groups."""
+    you = request.user.get_username()
+    names = [name for name in Change.who(match, kind, first, last) if name != you]
+    return f" by {rules.join_names(names)}" if names else ""
+
+
+def _what_changed(request: HttpRequest, match: Match, before: int | None, now: int) -> str:
+    """What another phone did, and who, from the hands a page showed and the hands there
+    are now: "Hand 5 was saved by Bob on another phone." """
     if before is not None and now > before:
-        return f"{_numbers(before + 1, now)} saved on another phone."
+        by = _by(request, match, Change.Kind.SAVED, before + 1, now)
+        return f"{_numbers(before + 1, now)} saved{by} on another phone."
     if before is not None and now < before:
-        return f"{_numbers(now + 1, before)} undone on another phone."
+        by = _by(request, match, Change.Kind.UNDONE, now + 1, before)
+        return f"{_numbers(now + 1, before)} undone{by} on another phone."
     return "The hands were changed on another phone."
 
 
@@ -222,7 +246,7 @@ def _stale_board(
     match = _get_match(request, pk)
     replayed = match.replay_latest(HISTORY_SHOWN)
     state = replayed[0]
-    notice = _what_changed(before, state.hands) + tail
+    notice = _what_changed(request, match, before, state.hands) + tail
     form = None
     if entry is not None and not state.finished:
         data = entry.copy()
@@ -243,20 +267,34 @@ def signup(request: HttpRequest) -> HttpResponse:
     form = SignupForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
         user = form.save()
+        Group.home(user)
         login(request, user, backend="django.contrib.auth.backends.ModelBackend")
-        return redirect("games:home")
-    return render(request, "registration/signup.html", {"form": form})
+        return redirect(_next(request) or "games:home")
+    return render(request, "registration/signup.html", {"form": form, "next": _next(request)})
 
 
-def _listed(user):
-    """A user's matches for a list, latest first, each with its stored results."""
-    return Match.objects.filter(owner=user).order_by("-played_at", "-pk").with_results()
+def _next(request: HttpRequest) -> str:
+    """Where to go after signing up: back to an invitation, say; only ever this site."""
+    wanted = request.POST.get("next") or request.GET.get("next") or ""
+    safe = url_has_allowed_host_and_scheme(wanted, allowed_hosts={request.get_host()})
+    return wanted if safe and wanted.startswith("/") else ""
+
+
+def _listed(group: Group):
+    """A group's matches for a list, latest first, each with its stored results."""
+    return Match.objects.filter(group=group).order_by("-played_at", "-pk").with_results()
+
+
+def _clock(moment) -> str:
+    """ "7:30 p.m." """
+    t = timezone.localtime(moment)
+    return f"{t.hour % 12 or 12}:{t:%M} {'a.m.' if t.hour < 12 else 'p.m.'}"
 
 
 def _when(moment) -> str:
     """ "Nov 28, 7:30 p.m.", as the lists say when a match began."""
     t = timezone.localtime(moment)
-    return f"{t:%b} {t.day}, {t.hour % 12 or 12}:{t:%M} {'a.m.' if t.hour < 12 else 'p.m.'}"
+    return f"{t:%b} {t.day}, {_clock(moment)}"
 
 
 def _card(match: Match) -> dict:
@@ -279,9 +317,9 @@ def _card(match: Match) -> dict:
     }
 
 
-def _tonight(user) -> dict | None:
+def _tonight(group: Group) -> dict | None:
     """The settle-up of the latest night, once one of its matches has finished."""
-    night = Night.latest(user)
+    night = Night.latest(group)
     if night is None:
         return None
     settle_up = night.settle_up()
@@ -307,23 +345,57 @@ def service_worker(request: HttpRequest) -> HttpResponse:
 
 @login_required
 def home(request: HttpRequest) -> HttpResponse:
-    matches = _listed(request.user)
+    group = access.picked(request)
+    matches = _listed(group)
     return render(
         request,
         "games/home.html",
         {
+            "group": group,
+            "groups": _switch(request, group),
+            "can_score": access.role(request, group.pk).allows(Role.SCORER),
             "playing": [_card(m) for m in matches.in_progress()[:20]],
             "finished": [_card(m) for m in matches.done()[:5]],
-            "tonight": _tonight(request.user),
+            "tonight": _tonight(group),
         },
     )
+
+
+def _switch(request: HttpRequest, group: Group) -> list[Group]:
+    """The user's other groups, for the switch at the top of a page over one group."""
+    return list(Group.objects.of(request.user).exclude(pk=group.pk))
+
+
+def _scoring_groups(request: HttpRequest):
+    return Group.objects.filter(
+        memberships__user=request.user, memberships__role__in=[Role.SCORER, Role.OWNER]
+    )
+
+
+def _group_to_write(request: HttpRequest) -> Group:
+    """The group a new match or an import goes into: the one the form's `group` names, else
+    the picked group, else another where the user keeps score. 404 for a group the user is
+    not in, 403 in words where they only view."""
+    wanted = request.POST.get("group") or request.GET.get("group")
+    if wanted:
+        pk = access.group_id(wanted)
+        if pk is None:
+            raise Http404("No such group.")
+        access.require(request, pk, Role.SCORER)
+        return Group.objects.get(pk=pk)
+    group = access.picked(request)
+    if not access.role(request, group.pk).allows(Role.SCORER):
+        group = _scoring_groups(request).first() or group
+    access.require(request, group.pk, Role.SCORER)
+    return group
 
 
 @login_required
 @require_http_methods(["GET", "POST"])
 @vary_on_headers("HX-Request")
 def match_create(request: HttpRequest) -> HttpResponse:
-    saved = list(Player.objects.filter(owner=request.user).values_list("name", flat=True))
+    group = _group_to_write(request)
+    saved = list(Player.objects.filter(group=group).values_list("name", flat=True))
     form = MatchForm(request.POST or None)
     deal = None
     if request.method == "POST":
@@ -338,12 +410,13 @@ def match_create(request: HttpRequest) -> HttpResponse:
             form.data = _move_up(form, request.POST["up"])
         elif "create" in request.POST and form.is_valid():
             match = Match.create(
-                request.user,
+                group,
                 form.cleaned_data["preset"],
                 form.ruleset,
                 form.stakes,
                 form.players,
                 form.first_dealer,
+                by=request.user,
             )
             return redirect(match)
     template = _partial(request, "games/match_new.html", "match-form")
@@ -356,6 +429,8 @@ def match_create(request: HttpRequest) -> HttpResponse:
             "deal": deal,
             "saved": [n for n in saved if n not in seated],
             "presets": rules.PRESETS.values(),
+            "group": group,
+            "groups": list(_scoring_groups(request)),
         },
     )
 
@@ -395,7 +470,7 @@ def _move_up(form: MatchForm, seat: str):
 @require_http_methods(["GET"])
 @vary_on_headers("HX-Request")
 def match_detail(request: HttpRequest, pk: int) -> HttpResponse:
-    if _unchanged(request, Match.objects.filter(pk=pk, owner=request.user)):
+    if _unchanged(request, Match.objects.filter(pk=pk, group__memberships__user=request.user)):
         return HttpResponse(status=204)
     return _board(request, _get_match(request, pk))
 
@@ -423,7 +498,7 @@ def match_shared(request: HttpRequest, token: str) -> HttpResponse:
 @login_required
 @require_POST
 def match_share(request: HttpRequest, pk: int) -> HttpResponse:
-    match = _get_match(request, pk)
+    match = _get_match(request, pk, Role.SCORER)
     match.new_share_link()
     messages.info(request, "A new link to the board; the old one no longer works.")
     return redirect(match.get_absolute_url() + "#share")
@@ -433,7 +508,7 @@ def match_share(request: HttpRequest, pk: int) -> HttpResponse:
 @require_POST
 @vary_on_headers("HX-Request")
 def hand_create(request: HttpRequest, pk: int) -> HttpResponse:
-    match = _get_match(request, pk)
+    match = _get_match(request, pk, Role.SCORER)
     number, version = WriteForm(request.POST).read()
     hands = match.game_hands()
     if number is None or number > len(hands) + 1:
@@ -443,7 +518,7 @@ def hand_create(request: HttpRequest, pk: int) -> HttpResponse:
     if form.is_valid():
         seen = hands[: number - 1], state, results
         try:
-            now, replayed = match.add_hand(number, form.hand, version, seen)
+            now, replayed = match.add_hand(number, form.hand, version, seen, by=request.user)
         except Stale:
             return _stale_board(request, pk, number - 1, request.POST)
         except rules.RuleError as e:
@@ -463,7 +538,7 @@ def hand_check(request: HttpRequest, pk: int, number: int | None = None) -> Http
 
     Without `number` it is the next hand, and never turns into an edit of a stored one.
     """
-    match = _get_match(request, pk)
+    match = _get_match(request, pk, Role.SCORER)
     sent, version = WriteForm(request.POST).read()
     editing = number is not None
     if version != match.version:
@@ -539,7 +614,7 @@ def _stale_edit(request: HttpRequest, pk: int, number: int) -> HttpResponse:
 @require_http_methods(["GET", "POST"])
 @vary_on_headers("HX-Request")
 def hand_edit(request: HttpRequest, pk: int, number: int) -> HttpResponse:
-    match = _get_match(request, pk)
+    match = _get_match(request, pk, Role.SCORER)
     hands, state = _state_before(match, number)
     if request.method == "GET":
         if state is None or number > len(hands) or match.finished:
@@ -559,7 +634,7 @@ def hand_edit(request: HttpRequest, pk: int, number: int) -> HttpResponse:
         return _go(request, match)
     if form.is_valid():
         try:
-            match.change_hand(number, form.hand, version)
+            match.change_hand(number, form.hand, version, by=request.user)
         except Stale:
             return _stale_edit(request, pk, number)
         except rules.RuleError as e:
@@ -578,10 +653,10 @@ def hand_edit(request: HttpRequest, pk: int, number: int) -> HttpResponse:
 @require_POST
 @vary_on_headers("HX-Request")
 def hand_undo(request: HttpRequest, pk: int) -> HttpResponse:
-    match = _get_match(request, pk)
+    match = _get_match(request, pk, Role.SCORER)
     number, version = WriteForm(request.POST).read()
     try:
-        undone = number is not None and match.undo_hand(number, version)
+        undone = number is not None and match.undo_hand(number, version, by=request.user)
     except Stale:
         return _stale_board(request, pk, number, tail=" Nothing was undone.")
     if undone and not request.htmx:  # with htmx the board itself shows it, and at once
@@ -594,10 +669,16 @@ def hand_undo(request: HttpRequest, pk: int) -> HttpResponse:
 @login_required
 @require_POST
 def match_rematch(request: HttpRequest, pk: int) -> HttpResponse:
-    old = _get_match(request, pk)
+    old = _get_match(request, pk, Role.SCORER)
     state, _ = old.replay()
     match = Match.create(
-        request.user, old.preset, old.ruleset(), old.stakes(), old.names, state.dealer
+        old.group,
+        old.preset,
+        old.ruleset(),
+        old.stakes(),
+        old.names,
+        state.dealer,
+        by=request.user,
     )
     return redirect(match)
 
@@ -605,7 +686,7 @@ def match_rematch(request: HttpRequest, pk: int) -> HttpResponse:
 @login_required
 @require_http_methods(["GET", "POST"])
 def match_delete(request: HttpRequest, pk: int) -> HttpResponse:
-    match = _get_match(request, pk)
+    match = _get_match(request, pk, Role.OWNER)
     if request.method == "POST":
         match.remove()
         messages.info(request, "The match was deleted.")
@@ -615,15 +696,19 @@ def match_delete(request: HttpRequest, pk: int) -> HttpResponse:
 
 @login_required
 def match_list(request: HttpRequest) -> HttpResponse:
-    matches = _listed(request.user)
-    players = Player.objects.filter(owner=request.user)
     player = None
     if request.GET.get("player"):
-        field = forms.ModelChoiceField(players)
+        field = forms.ModelChoiceField(Player.objects.filter(group__memberships__user=request.user))
         try:
             player = field.clean(request.GET["player"])
         except ValidationError:
             raise Http404("No such player.") from None
+        group = player.group
+    else:
+        group = access.picked(request)
+    matches = _listed(group)
+    players = Player.objects.filter(group=group)
+    if player is not None:
         matches = matches.filter(results__player=player)
     page = Paginator(matches, 20).get_page(request.GET.get("page"))
     return render(
@@ -635,6 +720,9 @@ def match_list(request: HttpRequest) -> HttpResponse:
             "players": players,
             "player": player,
             "record": player.record() if player else None,
+            "group": group,
+            "groups": _switch(request, group),
+            "can_score": access.role(request, group.pk).allows(Role.SCORER),
         },
     )
 
@@ -650,6 +738,7 @@ def match_export(request: HttpRequest, pk: int) -> HttpResponse:
 @login_required
 @require_POST
 def match_import(request: HttpRequest) -> HttpResponse:
+    group = _group_to_write(request)
     uploads = request.FILES.getlist("file")
     if not uploads:
         messages.error(request, "Choose a match file to import.")
@@ -665,7 +754,7 @@ def match_import(request: HttpRequest) -> HttpResponse:
     matches, stored = [], 0
     for name, m in sorted(files, key=lambda file: file[1].played_at or now):
         try:
-            match, new = Match.import_file(request.user, m)
+            match, new = Match.import_file(group, m, by=request.user)
         except rules.RuleError as e:
             messages.error(request, f"{name}: Nothing was imported. {e.located()}")
             continue
@@ -699,10 +788,11 @@ def _read_upload(upload) -> matchfile.Match:
 @login_required
 @require_http_methods(["GET"])
 def match_export_all(request: HttpRequest) -> HttpResponse:
-    """Every match of the user as match files in one zip: a download and a backup."""
+    """Every match of the picked group as match files in one zip: a download and a backup."""
+    group = access.picked(request)
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
-        for match in Match.objects.filter(owner=request.user).order_by("played_at").with_hands():
+        for match in Match.objects.filter(group=group).order_by("played_at").with_hands():
             archive.writestr(match.file_name(), matchfile.dumps(match.to_file()))
     response = HttpResponse(buffer.getvalue(), content_type="application/zip")
     name = f"buck-euchre-matches-{timezone.localdate():%Y-%m-%d}.zip"
@@ -761,18 +851,34 @@ def account(request: HttpRequest) -> HttpResponse:
 @require_http_methods(["GET", "POST"])
 def account_delete(request: HttpRequest) -> HttpResponse:
     user = request.user
-    if request.method == "POST":
+    alone = Group.objects.of(user).exclude(memberships__user__in=_others(user))
+    held = Group.objects.last_owned_by(user).filter(memberships__user__in=_others(user))
+    held = list(held.distinct())
+    if request.method == "POST" and not held:
         with transaction.atomic():
-            user.delete()  # its matches, hands and players go with it
+            for group in alone:
+                group.delete()  # its matches, hands and players go with it
+            user.delete()
             axes_reset(username=user.get_username())
         logout(request)
         messages.info(request, "Your account and all its matches were deleted.")
         return redirect("login")
     context = {
-        "matches": Match.objects.filter(owner=user).count(),
-        "players": Player.objects.filter(owner=user).count(),
+        "matches": Match.objects.filter(group__in=alone).count(),
+        "players": Player.objects.filter(group__in=alone).count(),
+        "held": held,
+        "shared": Group.objects.of(user).exclude(pk__in=alone).exists(),
     }
-    return render(request, "registration/account_delete.html", context)
+    return render(
+        request,
+        "registration/account_delete.html",
+        context,
+        status=409 if held and request.method == "POST" else 200,
+    )
+
+
+def _others(user):
+    return get_user_model().objects.exclude(pk=user.pk)
 
 
 @require_http_methods(["GET"])

@@ -17,6 +17,7 @@ from games import matchfile, rules
 from games.models import (
     HAND_COLUMNS,
     VERDICT_COLUMNS,
+    Group,
     Hand,
     Match,
     Night,
@@ -84,7 +85,7 @@ def test_the_winning_hand_marks_the_match_finished_and_undo_reopens_it(user):
 def test_the_database_refuses_an_impossible_play(user, fields):
     match = make_match(user, hands=[CLUB])
     hand = Hand.objects.get(match=match)
-    player = Player.objects.create(owner=user, name="Zed")
+    player = Player.objects.create(group=Group.home(user), name="Zed")
     with pytest.raises(IntegrityError), transaction.atomic():
         Play.objects.create(hand=hand, player=player, **fields)
 
@@ -96,9 +97,9 @@ def test_the_database_refuses_a_second_hand_with_the_same_number(user):
 
 
 def test_a_player_keeps_one_name_per_owner(user):
-    Player.objects.create(owner=user, name="Ann")
+    Player.objects.create(group=Group.home(user), name="Ann")
     with pytest.raises(IntegrityError), transaction.atomic():
-        Player.objects.create(owner=user, name="Ann")
+        Player.objects.create(group=Group.home(user), name="Ann")
 
 
 def test_a_too_long_name_is_refused_in_words(user):
@@ -145,7 +146,7 @@ def test_import_of_several_files_stores_each_match_once(user, files):
         f"{paths[2]}: {first.pk} (already imported)",
         f"{paths[3]}: {first.pk} (already imported)",
     ]
-    assert Match.objects.count() == 2 and first.owner == user
+    assert Match.objects.count() == 2 and first.group == Group.home(user)
 
 
 def test_a_match_is_another_users_own_and_a_match_without_played_at_is_always_new(
@@ -158,8 +159,8 @@ def test_a_match_is_another_users_own_and_a_match_without_played_at_is_always_ne
     code, out, _ = command("import_match", played, bare, "--user", "ann")
     assert out.splitlines()[0].endswith("(already imported)")
     assert not out.splitlines()[1].endswith("(already imported)")
-    assert Match.objects.filter(owner=user).count() == 3
-    assert Match.objects.filter(owner=other_user).count() == 2
+    assert Match.objects.filter(group__home_of=user).count() == 3
+    assert Match.objects.filter(group__home_of=other_user).count() == 2
 
 
 def test_a_refused_file_stores_nothing_says_why_on_stderr_and_exits_1(user, files):
@@ -199,7 +200,7 @@ def test_import_for_a_user_who_does_not_exist_fails(user, files):
 def test_import_on_an_empty_database_creates_an_owner(db, files):
     code, out, err = command("import_match", *files(EXAMPLE))
     pk = int(out.split(": ")[1])
-    assert Match.objects.get(pk=pk).owner.username == "scorekeeper"
+    assert Match.objects.get(pk=pk).group.home_of.username == "scorekeeper"
     assert "scorekeeper" in err
 
 
@@ -520,7 +521,7 @@ def test_a_match_moves_to_another_night_or_a_new_one_and_keeps_its_version(user)
     assert reload(b).night == other.night and reload(b).version == 0
     alone = a.move_to(None)
     assert reload(a).night == alone and reload(a).version == 1
-    assert Night.objects.filter(owner=user).count() == 2  # a's old night was left empty
+    assert Night.objects.filter(group__home_of=user).count() == 2  # a's old night was left empty
 
 
 def test_a_nights_settle_up_sums_each_players_net_and_pays_in_the_fewest_transfers(user):

@@ -329,12 +329,12 @@ def test_deleting_an_account_offers_the_export_then_removes_all_its_data(
     page = client_in.get(url("account_delete")).content.decode()
     assert "Delete your account?" in page and "1 match and 4 saved players." in page
     assert f'href="{url("match_export_all")}" download>Download all your matches' in page
-    assert Match.objects.filter(owner=user).exists()  # asking deletes nothing
+    assert Match.objects.filter(group__home_of=user).exists()  # asking deletes nothing
     response = client_in.post(url("account_delete"), follow=True)
     assert "Your account and all its matches were deleted." in response.content.decode()
     assert not type(user).objects.filter(pk=user.pk).exists()
     assert list(Match.objects.all()) == [theirs]
-    assert Player.objects.filter(owner=user).count() == 0
+    assert Player.objects.filter(group__home_of=user).count() == 0
     assert Hand.objects.filter(match=theirs).count() == Hand.objects.count() == 1
     assert client_in.get(url("home")).status_code == 302  # logged out
 
@@ -510,7 +510,7 @@ def forms(match) -> dict:
     hand = {**GOOD_HAND, "version": str(match.version)}
     first = {**hand, "number": "1"}
     undo = {"number": "1", "version": str(match.version)}
-    bob, cat = (Player.objects.get(owner=match.owner, name=n) for n in ("Bob", "Cat"))
+    bob, cat = (Player.objects.get(group=match.group, name=n) for n in ("Bob", "Cat"))
     return {
         "signup": (url("signup"), {"username": "cat", "password1": PASSWORD}, ["password2"]),
         "login": (reverse("login"), {"username": "ann", "password": PASSWORD}, ["next"]),
@@ -647,7 +647,7 @@ def test_no_match_file_makes_the_import_fail(client_in):
 )
 def test_no_mix_of_odd_fields_makes_a_page_fail(fuzzing, user, form, data, htmx):
     client, _ = fuzzing
-    match = Match.objects.filter(owner=user).first() or make_match(user, hands=[CLUB])
+    match = Match.objects.filter(group__home_of=user).first() or make_match(user, hands=[CLUB])
     path, _, fields = forms(match)[form]
     value = st.one_of(st.sampled_from(ODD), st.text(max_size=6))
     filling = data.draw(st.dictionaries(st.sampled_from(fields), value | st.lists(value)))

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from pytest_django.asserts import assertInHTML
 
 from games import rules
-from games.models import Hand, Match, Night, Play, Player
+from games.models import Group, Hand, Match, Night, Play, Player
 from games.rules import Hand as GameHand
 
 from .conftest import make_match
@@ -494,7 +494,7 @@ def seat_input(seat: int, name: str) -> str:
 
 
 def test_a_saved_player_is_seated_with_one_tap(client_in, user):
-    Player.objects.create(owner=user, name="Zoe")
+    Player.objects.create(group=Group.home(user), name="Zoe")
     data = {"preset": "standard", "seat_0": "Ann", "add": "Zoe"}
     html = client_in.post(url("match_create"), data, **HX).content.decode()
     assertInHTML(seat_input(1, "Zoe"), html)
@@ -859,10 +859,10 @@ def test_admin_seat_changes_are_replayed_through_the_rules(client, django_user_m
     client.force_login(django_user_model.objects.create_superuser("boss", password="x-42-y-42"))
     club = GameHand("clubs", tricks={"Ann": 2, "Bob": 1, "Cat": 1, "Dan": 1})
     match = make_match(user, hands=[club])
-    zed = Player.objects.create(owner=user, name="Zed")
+    zed = Player.objects.create(group=Group.home(user), name="Zed")
     seats = list(match.seats.order_by("position"))
     data = {
-        "owner": user.pk,
+        "group": Group.home(user).pk,
         "preset": "standard",
         "options": json.dumps(match.options),
         "per_game_cents": "0",
@@ -933,7 +933,7 @@ FIELD_VALUES = st.one_of(
     st.booleans(),
 )
 def test_no_input_makes_a_page_fail(client_in, user, view, data, htmx):
-    match = Match.objects.filter(owner=user).first() or make_match(user, "dirty-clubs")
+    match = Match.objects.filter(group__home_of=user).first() or make_match(user, "dirty-clubs")
     args = {
         "hand_check": (match.pk,),
         "hand_create": (match.pk,),
@@ -1258,7 +1258,7 @@ def test_home_lists_and_records_take_the_same_queries_with_2_matches_and_with_25
             make_match(owner, hands=[CLUB] * (i % 3) + [sweep], stakes=rules.Stakes(100))
         make_match(owner, hands=[CLUB])
         client_in.force_login(owner)
-        bob = Player.objects.get(owner=owner, name="Bob")
+        bob = Player.objects.get(group__home_of=owner, name="Bob")
         counts = []
         for path in (url("home"), url("match_list"), url("match_list") + f"?player={bob.pk}"):
             with CaptureQueriesContext(connection) as ctx:

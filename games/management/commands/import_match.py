@@ -6,7 +6,7 @@ from django.utils import timezone
 
 from games import matchfile
 from games.management.commands.replay import read_file
-from games.models import Match
+from games.models import Group, Match
 from games.rules import RuleError
 
 
@@ -19,10 +19,17 @@ class Command(BaseCommand):
     def add_arguments(self, parser):
         parser.add_argument("files", nargs="+", metavar="FILE", help="match files, - for stdin")
         parser.add_argument("--user", help="the owner's username (default: the first superuser)")
+        parser.add_argument(
+            "--group",
+            type=int,
+            metavar="ID",
+            help="the group to store in (default: the user's own)",
+        )
         parser.add_argument("--json", action="store_true", help="write each error as JSON")
 
     def handle(self, *args, **options):
-        owner = self._owner(options["user"])
+        group = self._group(options["group"], options["user"])
+        owner = group or self._owner(options["user"])
         refused = False
         files = []
         for path in options["files"]:
@@ -55,6 +62,16 @@ class Command(BaseCommand):
             self.stderr.write(json.dumps(document))
         else:
             self.stderr.write(f"{path}: nothing imported. {error.located()} ({error.code})")
+
+    def _group(self, pk, username) -> Group | None:
+        if pk is None:
+            return None
+        group = Group.objects.filter(pk=pk).first()
+        if group is None:
+            raise CommandError(f"There is no group {pk}.")
+        if username and not group.memberships.filter(user__username=username).exists():
+            raise CommandError(f"{username!r} is not in the group {group} ({pk}).")
+        return group
 
     def _owner(self, username):
         users = get_user_model().objects.all()

@@ -1,0 +1,84 @@
+"""Who may do what with a group's table: every view asks here, and only here.
+
+A member of a group is a viewer, a scorer or an owner (`Role`). Anyone else finds nothing of
+the group (404, as if it did not exist); a member without the role a page needs is told so
+in words (403).
+"""
+
+from __future__ import annotations
+
+from django import forms
+from django.core.exceptions import PermissionDenied, ValidationError
+from django.http import Http404, HttpRequest
+from django.shortcuts import get_object_or_404
+
+from games.models import Group, Membership, Role
+
+SESSION_KEY = "group"
+
+WHAT_NEEDS = {
+    Role.SCORER: "Viewers can't change the scores.",
+    Role.OWNER: "Only an owner of the group can do that.",
+}
+
+
+def role(request: HttpRequest, group_id: int) -> Role | None:
+    """The signed-in user's role in the group, read once per request."""
+    roles = request.__dict__.setdefault("_group_roles", {})
+    if group_id not in roles:
+        found = None
+        if request.user.is_authenticated:
+            found = (
+                Membership.objects.filter(group_id=group_id, user=request.user)
+                .values_list("role", flat=True)
+                .first()
+            )
+        roles[group_id] = Role(found) if found else None
+    return roles[group_id]
+
+
+def require(request: HttpRequest, group_id: int, needed: Role = Role.VIEWER) -> Role:
+    """The user's role in the group; 404 for a stranger, 403 in words for too small a role."""
+    have = role(request, group_id)
+    if have is None:
+        raise Http404("No such page.")
+    if not have.allows(needed):
+        owners = Group(pk=group_id).owner_names()
+        ask = f" Ask {owners[0]} to make you {'a scorer' if needed == Role.SCORER else 'an owner'}."
+        raise PermissionDenied(WHAT_NEEDS[needed] + (ask if owners else ""))
+    return have
+
+
+def get(request: HttpRequest, queryset, needed: Role = Role.VIEWER, **lookup):
+    """The object of one of the user's groups, with the role checked (`require`)."""
+    obj = get_object_or_404(queryset, **lookup)
+    require(request, obj.pk if isinstance(obj, Group) else obj.group_id, needed)
+    return obj
+
+
+GROUP_ID = forms.IntegerField(min_value=1)
+
+
+def group_id(text) -> int | None:
+    try:
+        return GROUP_ID.clean(text)
+    except ValidationError:
+        return None
+
+
+def picked(request: HttpRequest) -> Group:
+    """The group the pages over many matches show: `?group=ID` picks one, and it stays
+    picked in this browser; else the one picked before, or the user's own."""
+    wanted = request.GET.get("group")
+    if wanted is not None:
+        pk = group_id(wanted)
+        if pk is None or role(request, pk) is None:
+            raise Http404("No such group.")
+        request.session[SESSION_KEY] = pk
+        return Group.objects.get(pk=pk)
+    pk = request.session.get(SESSION_KEY)
+    if isinstance(pk, int) and role(request, pk) is not None:
+        group = Group.objects.filter(pk=pk).first()
+        if group is not None:
+            return group
+    return Group.home(request.user)

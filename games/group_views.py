@@ -1,0 +1,362 @@
+"""Groups: the friends who keep one table, their members and roles, invitations, "this is
+me", the players list and each match's change log. Who may do what is asked of `access`."""
+
+from __future__ import annotations
+
+from django import forms
+from django.contrib import messages
+from django.contrib.auth import get_user_model
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import ValidationError
+from django.db.models import Count
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.utils import timezone
+from django.views.decorators.http import require_http_methods, require_POST
+
+from games import access, rules
+from games.models import (
+    GROUP_NAME_LENGTH,
+    INVITE_DAYS,
+    Change,
+    Group,
+    Invite,
+    Match,
+    Membership,
+    Role,
+)
+from games.templatetags.games import SUIT_SYMBOLS
+from games.views import _clock, _qr, _switch, _when
+
+REMOVE = "remove"
+
+
+class GroupForm(forms.Form):
+    name = forms.CharField(
+        label="Name of the group",
+        max_length=GROUP_NAME_LENGTH,
+        error_messages={
+            "required": "A group needs a name.",
+            "max_length": f"Keep the name to {GROUP_NAME_LENGTH} letters.",
+        },
+    )
+
+    def clean_name(self) -> str:
+        name = " ".join(self.cleaned_data["name"].split())
+        if not name:
+            raise forms.ValidationError("A group needs a name.")
+        if not rules.plain_text(name):
+            raise forms.ValidationError(rules.PLAIN_NAME)
+        return name
+
+
+class InviteForm(forms.Form):
+    role = forms.ChoiceField(
+        choices=[(Role.SCORER, "Scorer: keeps score"), (Role.VIEWER, "Viewer: looks only")],
+        initial=Role.SCORER,
+        widget=forms.RadioSelect,
+        error_messages={"invalid_choice": "Invite as a scorer or as a viewer."},
+    )
+
+
+class MemberForm(forms.Form):
+    username = forms.CharField(max_length=150)
+    role = forms.ChoiceField(
+        choices=[*Role.choices, (REMOVE, "Remove from the group")],
+        error_messages={"invalid_choice": "Choose owner, scorer, viewer or remove."},
+    )
+
+
+def _group(request: HttpRequest, pk: int, needed: Role = Role.VIEWER) -> Group:
+    return access.get(request, Group, needed, pk=pk)
+
+
+def _detail(request: HttpRequest, group: Group, status: int = 200, **more) -> HttpResponse:
+    role = access.role(request, group.pk)
+    members = group.memberships.select_related("user", "player").order_by("created", "pk")
+    invites = []
+    if role.allows(Role.OWNER):
+        for invite in group.invites.open():
+            url = request.build_absolute_uri(invite.get_absolute_url())
+            invites.append({"invite": invite, "url": url, "qr": _qr(url)})
+    mine = next((m for m in members if m.user_id == request.user.pk), None)
+    context = {
+        "group": group,
+        "role": role,
+        "is_owner": role.allows(Role.OWNER),
+        "members": members,
+        "invites": invites,
+        "invite_days": INVITE_DAYS,
+        "me": mine,
+        "players": group.players.order_by("name"),
+        "name_form": GroupForm(initial={"name": group.name}),
+        "invite_form": InviteForm(),
+        **more,
+    }
+    return render(request, "games/group_detail.html", context, status=status)
+
+
+@login_required
+@require_http_methods(["GET"])
+def group_list(request: HttpRequest) -> HttpResponse:
+    memberships = (
+        Membership.objects.filter(user=request.user)
+        .select_related("group")
+        .annotate(members=Count("group__memberships"))
+        .order_by("group__name", "group__pk")
+    )
+    Group.home(request.user)
+    return render(
+        request, "games/group_list.html", {"memberships": memberships, "form": GroupForm()}
+    )
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def group_create(request: HttpRequest) -> HttpResponse:
+    form = GroupForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        group = Group.objects.create(name=form.cleaned_data["name"])
+        group.join(request.user, Role.OWNER)
+        request.session[access.SESSION_KEY] = group.pk
+        messages.success(request, f"{group} is yours. Invite the others from here.")
+        return redirect(group)
+    return render(request, "games/group_new.html", {"form": form})
+
+
+@login_required
+@require_http_methods(["GET"])
+def group_detail(request: HttpRequest, pk: int) -> HttpResponse:
+    return _detail(request, _group(request, pk))
+
+
+@login_required
+@require_POST
+def group_rename(request: HttpRequest, pk: int) -> HttpResponse:
+    group = _group(request, pk, Role.OWNER)
+    form = GroupForm(request.POST)
+    if not form.is_valid():
+        return _detail(request, group, name_form=form)
+    Group.objects.filter(pk=group.pk).update(name=form.cleaned_data["name"])
+    messages.success(request, f"The group is called {form.cleaned_data['name']} now.")
+    return redirect(group)
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def group_delete(request: HttpRequest, pk: int) -> HttpResponse:
+    group = _group(request, pk, Role.OWNER)
+    if request.method == "POST":
+        name = str(group)
+        group.delete()  # its players, matches and nights go with it
+        messages.info(request, f"{name} and all its matches were deleted.")
+        return redirect("games:group_list")
+    context = {"group": group, "matches": group.matches.count()}
+    return render(request, "games/group_delete.html", context)
+
+
+@login_required
+@require_POST
+def invite_create(request: HttpRequest, pk: int) -> HttpResponse:
+    group = _group(request, pk, Role.OWNER)
+    form = InviteForm(request.POST)
+    if not form.is_valid():
+        return _detail(request, group, invite_form=form)
+    Invite.objects.create(group=group, role=form.cleaned_data["role"], created_by=request.user)
+    messages.success(
+        request, f"A new invitation link, good for {INVITE_DAYS} days: send it or show its code."
+    )
+    return redirect(reverse("games:group_detail", args=[group.pk]) + "#invites")
+
+
+@login_required
+@require_POST
+def invite_withdraw(request: HttpRequest, pk: int, invite: int) -> HttpResponse:
+    group = _group(request, pk, Role.OWNER)
+    found = get_object_or_404(Invite, pk=invite, group=group)
+    Invite.objects.filter(pk=found.pk, withdrawn__isnull=True).update(withdrawn=timezone.now())
+    messages.info(request, "The invitation was withdrawn: its link no longer works.")
+    return redirect(reverse("games:group_detail", args=[group.pk]) + "#invites")
+
+
+@require_http_methods(["GET", "POST"])
+def join(request: HttpRequest, token: str) -> HttpResponse:
+    """An invitation: signed out, log in or sign up and come back; signed in, join."""
+    invite = Invite.objects.open().select_related("group").filter(token=token).first()
+    if invite is None:
+        return render(request, "games/join_gone.html", status=404)
+    if not request.user.is_authenticated:
+        if request.method == "POST":
+            return redirect(f"{reverse('login')}?next={invite.get_absolute_url()}")
+        return render(request, "games/join.html", {"invite": invite})
+    role = access.role(request, invite.group_id)
+    if request.method == "POST":
+        _, joined = invite.group.join(request.user, invite.role)
+        request.session[access.SESSION_KEY] = invite.group_id
+        if joined:
+            messages.success(request, f"Welcome to {invite.group}.")
+        return redirect(invite.group)
+    return render(request, "games/join.html", {"invite": invite, "role": role})
+
+
+@login_required
+@require_POST
+def group_members(request: HttpRequest, pk: int) -> HttpResponse:
+    """Change a member's role, or remove them (owners only)."""
+    group = _group(request, pk, Role.OWNER)
+    form = MemberForm(request.POST)
+    if not form.is_valid():
+        return _detail(request, group, member_error=" ".join(_errors(form)))
+    username, role = form.cleaned_data["username"], form.cleaned_data["role"]
+    user = get_user_model().objects.filter(username=username, memberships__group=group).first()
+    if user is None:
+        return _detail(request, group, member_error=f"{username} is not in {group}.")
+    try:
+        group.set_role(user, None if role == REMOVE else role)
+    except ValidationError as e:
+        return _detail(request, group, member_error=e.message)
+    if role == REMOVE:
+        messages.info(request, f"{username} is no longer in {group}.")
+    else:
+        messages.success(
+            request, f"{username} is {'an' if role == Role.OWNER else 'a'} {role} now."
+        )
+    if user == request.user and role != Role.OWNER:
+        return redirect("games:group_list" if role == REMOVE else group)
+    return redirect(group)
+
+
+def _errors(form: forms.Form) -> list[str]:
+    return [e for errors in form.errors.values() for e in errors]
+
+
+@login_required
+@require_POST
+def group_leave(request: HttpRequest, pk: int) -> HttpResponse:
+    group = _group(request, pk)
+    try:
+        group.set_role(request.user, None)
+    except ValidationError as e:
+        return _detail(request, group, member_error=e.message)
+    if request.session.get(access.SESSION_KEY) == group.pk:
+        del request.session[access.SESSION_KEY]
+    messages.info(request, f"You left {group}.")
+    return redirect("games:group_list")
+
+
+@login_required
+@require_POST
+def group_me(request: HttpRequest, pk: int) -> HttpResponse:
+    """ "This is me": the member says which player of the group they are, or undoes it."""
+    group = _group(request, pk)
+    field = forms.ModelChoiceField(group.players.all(), required=False)
+    try:
+        player = field.clean(request.POST.get("player"))
+    except forms.ValidationError:
+        return _detail(request, group, me_error="Choose one of the group's players.")
+    taken = Membership.objects.filter(group=group, player=player).exclude(user=request.user)
+    if player is not None and taken.exists():
+        who = taken.values_list("user__username", flat=True).first()
+        return _detail(request, group, me_error=f"{who} has said they are {player.name}.")
+    Membership.objects.filter(group=group, user=request.user).update(player=player)
+    if player is None:
+        messages.info(request, "You are none of the players now.")
+        return redirect(group)
+    messages.success(request, f"You are {player.name} in {group}.")
+    return redirect(player)
+
+
+@login_required
+@require_http_methods(["GET"])
+def player_list(request: HttpRequest) -> HttpResponse:
+    group = access.picked(request)
+    players = group.players.annotate(matches=Count("results")).order_by("name")
+    me = (
+        Membership.objects.filter(group=group, user=request.user)
+        .values_list("player", flat=True)
+        .first()
+    )
+    context = {"group": group, "groups": _switch(request, group), "players": players, "me": me}
+    return render(request, "games/player_list.html", context)
+
+
+# --- A match's change log ---------------------------------------------------------------------
+
+
+def _hand_words(hand: dict) -> str:
+    """A hand as the log keeps it (a match file's hand), in words."""
+    turned = f"{SUIT_SYMBOLS.get(hand.get('upcard'), '?')} turned"
+    if hand.get("passed"):
+        return f"{turned} · all passed: redeal"
+    trump = hand.get("trump")
+    parts = [turned]
+    if trump == rules.NO_TRUMP:
+        parts.append("all passed: no trump")
+    elif hand.get("maker"):
+        suit = SUIT_SYMBOLS.get(trump or hand.get("upcard"), "")
+        bid = f" bid {hand['bid']}" if hand.get("bid") else " made"
+        parts.append(f"{hand['maker']}{bid} {suit}".rstrip())
+    if hand.get("dropped"):
+        parts.append(f"{rules.join_names(hand['dropped'])} out")
+    tricks = hand.get("tricks") or {}
+    if tricks:
+        parts.append(", ".join(f"{name} {n}" for name, n in tricks.items()) + " tricks")
+    return " · ".join(parts)
+
+
+def _edit_words(before: dict, after: dict) -> str:
+    """What an edit changed: "Cat 2 → 1 tricks", "maker Bob → Cat"."""
+    out = []
+    for key, label in (("upcard", "upcard"), ("trump", "trump"), ("maker", "maker")):
+        if before.get(key) != after.get(key):
+            old, new = before.get(key), after.get(key)
+            old, new = SUIT_SYMBOLS.get(old, old) or "none", SUIT_SYMBOLS.get(new, new) or "none"
+            out.append(f"{label} {old} → {new}")
+    if before.get("bid") != after.get("bid"):
+        out.append(f"bid {before.get('bid') or 'none'} → {after.get('bid') or 'none'}")
+    if before.get("passed") != after.get("passed"):
+        out.append("now a redeal" if after.get("passed") else "no longer a redeal")
+    was, now = set(before.get("dropped", [])), set(after.get("dropped", []))
+    if now - was:
+        out.append(f"{rules.join_names(sorted(now - was))} dropped out")
+    if was - now:
+        out.append(f"{rules.join_names(sorted(was - now))} played")
+    old, new = before.get("tricks") or {}, after.get("tricks") or {}
+    for name in dict.fromkeys([*old, *new]):
+        if name in old and name in new and old[name] != new[name]:
+            out.append(f"{name} {old[name]} → {new[name]} tricks")
+        elif name in new and name not in old:
+            out.append(f"{name} {new[name]} tricks")
+    return "; ".join(out) or "nothing changed"
+
+
+def _log_line(change: Change) -> str:
+    if change.kind == Change.Kind.STARTED:
+        if change.number:
+            return f"Imported the match with {change.number} hands"
+        return "Started the match"
+    if change.kind == Change.Kind.SAVED:
+        return f"Saved hand {change.number}: {_hand_words(change.after)}"
+    if change.kind == Change.Kind.EDITED:
+        what = _edit_words(change.before, change.after)
+        return f"Changed hand {change.number}: {what} (now {_hand_words(change.after)})"
+    return f"Undid hand {change.number}, which was {_hand_words(change.before)}"
+
+
+@login_required
+@require_http_methods(["GET"])
+def match_log(request: HttpRequest, pk: int) -> HttpResponse:
+    """Every write to a match, newest first: when, who and what."""
+    match = access.get(request, Match, pk=pk)
+    today = timezone.localdate()
+    changes = [
+        {
+            "when": _clock(c.at) if timezone.localdate(c.at) == today else _when(c.at),
+            "at": c.at,
+            "who": c.by or "somebody",
+            "what": _log_line(c),
+        }
+        for c in match.changes.all()
+    ]
+    return render(request, "games/match_log.html", {"match": match, "changes": changes})
