@@ -43,9 +43,10 @@ def require(request: HttpRequest, group_id: int, needed: Role = Role.VIEWER) -> 
     if have is None:
         raise Http404("No such page.")
     if not have.allows(needed):
-        owners = Group(pk=group_id).owner_names()
-        ask = f" Ask {owners[0]} to make you {'a scorer' if needed == Role.SCORER else 'an owner'}."
-        raise PermissionDenied(WHAT_NEEDS[needed] + (ask if owners else ""))
+        owners = Group(pk=group_id).owner_names()[:1]
+        become = "a scorer" if needed == Role.SCORER else "an owner"
+        ask = "".join(f" Ask {owner} to make you {become}." for owner in owners)
+        raise PermissionDenied(WHAT_NEEDS[needed] + ask)
     return have
 
 

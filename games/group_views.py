@@ -56,7 +56,10 @@ class InviteForm(forms.Form):
         choices=[(Role.SCORER, "Scorer: keeps score"), (Role.VIEWER, "Viewer: looks only")],
         initial=Role.SCORER,
         widget=forms.RadioSelect,
-        error_messages={"invalid_choice": "Invite as a scorer or as a viewer."},
+        error_messages={
+            "invalid_choice": "Invite as a scorer or as a viewer.",
+            "required": "Invite as a scorer or as a viewer.",
+        },
     )
 
 
