@@ -1285,10 +1285,9 @@ class Change(models.Model):
         return list(dict.fromkeys(name for _, name in sorted(latest.items()) if name))
 
     @classmethod
-    def edits(cls, match: Match, numbers: list[int]) -> dict[int, Change]:
-        """The last edit of each of these hands, where it was edited since it was saved."""
+    def authors(cls, match: Match, numbers: list[int]) -> dict[int, Change]:
+        """The last save or edit of each of these hands: who wrote the hand as it stands."""
         rows = cls.objects.filter(
             match=match, number__in=numbers, kind__in=[cls.Kind.SAVED, cls.Kind.EDITED]
         ).order_by("at", "pk")
-        latest = {row.number: row for row in rows.only("number", "kind", "by", "at")}
-        return {n: row for n, row in latest.items() if row.kind == cls.Kind.EDITED}
+        return {row.number: row for row in rows.only("number", "kind", "by", "at")}

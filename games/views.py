@@ -88,9 +88,10 @@ def _cell(name: str, change: int, score: int) -> dict:
     return {"name": name, "change": signed(change), "trend": trend, "score": score}
 
 
-def _summary(match: Match, replayed=None, all_hands: bool = False) -> dict:
+def _summary(match: Match, replayed=None, all_hands: bool = False, me=None) -> dict:
     """Everything a page shows about a match, folded once by the engine: the whole match for
-    every hand's line, else just the latest hands' (`Match.replay_latest`)."""
+    every hand's line, else just the latest hands' (`Match.replay_latest`). For a member
+    (`me`), each hand says who saved it, where it was somebody else, and who changed it."""
     if all_hands or replayed is None:
         replayed = match.replay() if all_hands else match.replay_latest(HISTORY_SHOWN)
     state, results = replayed
@@ -98,19 +99,16 @@ def _summary(match: Match, replayed=None, all_hands: bool = False) -> dict:
     payments, net = rules.settle(state, stakes)
     must_play = state.must_play()
     shown = results if all_hands else results[-HISTORY_SHOWN:]
-    edits = Change.edits(match, [r.number for r in shown]) if shown else {}
+    authors = Change.authors(match, [r.number for r in shown]) if shown and me else {}
     history = []
     for result in shown:
-        edit = edits.get(result.number)
         history.append(
             {
                 "number": result.number,
                 "dealer": result.dealer,
                 "text": _describe(result),
                 "cells": [_cell(p, result.changes[p], result.scores[p]) for p in state.players],
-                "changed": f"changed by {edit.by or 'somebody'} at {_clock(edit.at)}"
-                if edit
-                else "",
+                "by": _author(authors.get(result.number), me),
             }
         )
     standings = [
@@ -139,6 +137,16 @@ def _summary(match: Match, replayed=None, all_hands: bool = False) -> dict:
     }
 
 
+def _author(change: Change | None, me) -> str:
+    """Who wrote a hand as it stands: "changed by Bob at 9:14 p.m.", or "saved by Bob" where
+    it was not the reader."""
+    if change is None:
+        return ""
+    if change.kind == Change.Kind.EDITED:
+        return f"changed by {change.by or 'somebody'} at {_clock(change.at)}"
+    return f"saved by {change.by}" if change.by and change.by != me.get_username() else ""
+
+
 def _board(
     request: HttpRequest,
     match: Match,
@@ -147,7 +155,7 @@ def _board(
     status: int = 200,
     replayed=None,
 ) -> HttpResponse:
-    context = _summary(match, replayed, _all_hands(request))
+    context = _summary(match, replayed, _all_hands(request), me=request.user)
     state = context["state"]
     role = access.role(request, match.group_id)
     if not role.allows(Role.SCORER):
