@@ -176,6 +176,20 @@ class Phone:
     def undo(self, match: int, page: str) -> requests.Response:
         return self.post(match, "hands/undo/", hidden(page, r'action="[^"]*hands/undo/"'))
 
+    def invite(self, role: str = "scorer") -> str:
+        """An invitation link to this phone's own group (its first in the list)."""
+        groups = self.http.get(self.base + "/groups/").text
+        group = re.search(r'href="/groups/(\d+)/"', groups).group(1)
+        page = self.http.get(f"{self.base}/groups/{group}/").text
+        form = hidden(page, r'action="[^"]*/invites/"')
+        answer = self.http.post(f"{self.base}/groups/{group}/invites/", {**form, "role": role})
+        return re.search(r'href="(http[^"]*/join/[^"]+/)"', answer.text).group(1)
+
+    def join(self, link: str) -> None:
+        page = self.http.get(link).text
+        response = self.http.post(link, hidden(page, 'method="post"'), allow_redirects=False)
+        assert response.status_code == 302, response.text[:500]
+
     def exported(self, match: int) -> dict:
         response = self.http.get(f"{self.base}/matches/{match}/export/")
         assert response.status_code == 200

@@ -804,3 +804,49 @@ def test_a_save_tapped_while_a_check_is_on_its_way_is_drawn_and_the_next_tap_lan
     expect(page.locator(".score.is-dealer .name")).to_have_text("Ann")
     expect(page.locator("#hand-form input[name=upcard][value=spades]")).to_be_checked()
     expect(page.locator("fieldset.makers")).to_be_visible()
+
+
+def test_a_friend_invited_by_qr_keeps_score_on_their_own_phone(browser, page: Page, live_server):
+    base = live_server.url
+    sign_up(page, base, "host")
+    new_match(page, "Standard", ["Ann", "Bob", "Cat", "Dan"], "Dan")
+    match_url = page.url
+    enter_hand(page, "clubs", tricks={"Ann": 2, "Bob": 1, "Cat": 1})
+
+    # The host invites a scorer: a link and its code on the group's page.
+    page.get_by_role("link", name="Buck Euchre").click()
+    page.locator(".group-bar a").click()
+    page.locator("label.choice", has_text="Scorer: keeps score").click()
+    page.get_by_role("button", name="Make an invitation link").click()
+    expect(page.locator(".invite .qr svg")).to_be_visible()
+    no_axe_violations(page)
+    snap(page, "group-invite")
+    link = page.locator(".invite a[href*='/join/']").first.get_attribute("href")
+    page.goto(match_url)
+
+    # The friend opens it signed out, signs up from it and joins.
+    friends = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True)
+    phone = friends.new_page()
+    phone.goto(link)
+    expect(phone.get_by_role("heading", name="Join host")).to_be_visible()
+    no_axe_violations(phone)
+    phone.get_by_role("link", name="Sign up and join").click()
+    phone.fill("#id_username", "friend")
+    phone.fill("#id_password1", "card-table-42")
+    phone.fill("#id_password2", "card-table-42")
+    phone.get_by_role("button", name="Sign up").click()
+    phone.get_by_role("button", name="Join host").click()
+    expect(phone.get_by_text("Welcome to host.")).to_be_visible()
+
+    # The friend finds the match on their home page and saves the next hand.
+    phone.get_by_role("link", name="Buck Euchre").click()
+    phone.locator(".match-cards a").first.click()
+    assert phone.url == match_url
+    enter_hand(phone, "hearts", maker="Bob", dropped=["Cat"], tricks={"Bob": 3, "Ann": 2})
+    expect(phone.locator(".scores .points")).to_have_text(["21", "21", "24", "29"])
+
+    # The host's board follows by itself and says who saved it.
+    expect(page.locator(".scores .points")).to_have_text(["21", "21", "24", "29"])
+    expect(page.locator(".hand-row").first).to_contain_text("saved by friend")
+    snap(page, "host-sees-friend")
+    friends.close()

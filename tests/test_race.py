@@ -94,6 +94,29 @@ def test_two_phones_saving_different_hands_at_once_one_wins_the_other_hears_409(
         assert "Hand 1 was saved on another phone." in loser
 
 
+def test_two_scorers_of_a_group_saving_at_once_keep_every_guarantee(server):
+    base, _ = server
+    owner = Phone(base, "host", signup=True)
+    friend = Phone(base, "friend", signup=True)
+    friend.join(owner.invite("scorer"))
+    for _ in range(ROUNDS):
+        match = owner.new_match()
+        page_a, page_b = owner.page(match), friend.page(match)
+        answers = at_once(
+            (owner.save, match, page_a, CLUB),
+            (friend.save, match, page_b, ORDERED),
+            (friend.save, match, page_b, ORDERED),  # and a double tap
+        )
+        codes = [r.status_code for r in answers]
+        [hand] = stored(server, owner, match)
+        if hand["upcard"] == "clubs":  # the owner's save won: both of the friend's hear 409
+            assert codes == [200, 409, 409]
+            assert "Hand 1 was saved by host on another phone." in answers[1].text
+        else:  # the friend's won, and their double tap is that very hand: a success
+            assert codes[1:] == [200, 200] and codes[0] == 409
+            assert "Hand 1 was saved by friend on another phone." in answers[0].text
+
+
 def test_a_stale_page_never_overwrites_and_its_entry_saves_as_the_next_hand(server, phones):
     a, b = phones
     match = a.new_match()
