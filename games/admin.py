@@ -5,7 +5,20 @@ from django.contrib import admin
 from django.core.exceptions import ValidationError
 
 from games import rules
-from games.models import VERDICT_COLUMNS, Hand, Match, Night, Play, Player, Result, Seat
+from games.models import (
+    VERDICT_COLUMNS,
+    Change,
+    Group,
+    Hand,
+    Invite,
+    Match,
+    Membership,
+    Night,
+    Play,
+    Player,
+    Result,
+    Seat,
+)
 
 
 def _check(match: Match, hands: list[rules.Hand], names=None, first_dealer=None):
@@ -201,4 +214,37 @@ class ResultAdmin(admin.ModelAdmin):
         return False
 
     def has_delete_permission(self, request, obj=None):
+        return False
+
+
+class MembershipInline(admin.TabularInline):
+    model = Membership
+    extra = 0
+    raw_id_fields = ["user", "player"]
+
+
+@admin.register(Group)
+class GroupAdmin(admin.ModelAdmin):
+    list_display = ["name", "home_of", "created"]
+    search_fields = ["name", "memberships__user__username"]
+    inlines = [MembershipInline]
+
+
+@admin.register(Invite)
+class InviteAdmin(admin.ModelAdmin):
+    list_display = ["__str__", "created", "withdrawn"]
+    list_select_related = ["group"]
+
+
+@admin.register(Change)
+class ChangeAdmin(admin.ModelAdmin):
+    """The change log: to read, never to edit."""
+
+    list_display = ["__str__", "match", "at"]
+    list_select_related = ["match"]
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def has_add_permission(self, request):
         return False
