@@ -1145,6 +1145,8 @@ class Group(models.Model):
             )
         if role is None:
             member.delete()
+            # Their own group no longer: the next time they need one, a new one is made.
+            Group.objects.filter(pk=self.pk, home_of=user).update(home_of=None)
         else:
             self.memberships.filter(pk=member.pk).update(role=role)
 

@@ -448,3 +448,14 @@ def test_matches_of_accounts_before_groups_keep_their_ids_and_scores(table):
     for match in Match.objects.all():
         assert_results_are_a_replay(match)
     assert Hand.objects.filter(match=table["match"]).count() == 1
+
+
+def test_one_who_leaves_their_own_group_gets_a_new_one_and_the_group_stays_with_the_others(
+    client, table
+):
+    group, ann = table["group"], table["owner"]
+    group.set_role(table["scorer"], Role.OWNER)
+    as_(client, ann).post(url("group_leave", group.pk))
+    assert client.get(url("home")).status_code == 200
+    assert Group.home(ann) != group and Group.home(ann).role_of(ann) == Role.OWNER
+    assert as_(client, table["scorer"]).get(table["match"].get_absolute_url()).status_code == 200
