@@ -26,8 +26,8 @@ from games.models import (
     Membership,
     Role,
 )
-from games.templatetags.games import SUIT_SYMBOLS
 from games.views import _clock, _qr, _switch, _when
+from games.words import SUIT_SYMBOLS
 
 REMOVE = "remove"
 

@@ -30,7 +30,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 from django.views.decorators.vary import vary_on_headers
 from django_htmx.http import HttpResponseClientRedirect, reswap, retarget
 
-from games import access, matchfile, rules
+from games import access, matchfile, rules, words
 from games.checks import password_reset_on, reset_domain
 from games.forms import EmailForm, HandForm, MatchForm, SignupForm, WriteForm
 from games.models import MAX_HANDS, Change, Group, Match, Night, Player, Role, Stale
@@ -132,6 +132,7 @@ def _summary(match: Match, replayed=None, all_hands: bool = False, me=None) -> d
         "stakes_text": stakes_text(stakes),
         "preset": rules.PRESETS[match.preset],
         "house_rules": house_rules_words(match.preset, state.ruleset),
+        "rules_words": words.rules_in_words(state.ruleset, stakes),
         "poll_every": POLL_EVERY_FINISHED if state.finished else POLL_EVERY,
         "all_hands": all_hands,
     }
@@ -427,7 +428,7 @@ def match_create(request: HttpRequest) -> HttpResponse:
                 by=request.user,
             )
             return redirect(match)
-    template = _partial(request, "games/match_new.html", "match-form")
+    template = _partial(request, "games/match_new.html", _new_match_region(request))
     seated = set(form.names())
     return render(
         request,
@@ -439,8 +440,33 @@ def match_create(request: HttpRequest) -> HttpResponse:
             "presets": rules.PRESETS.values(),
             "group": group,
             "groups": list(_scoring_groups(request)),
+            "rules_words": words.rules_in_words(*_chosen_rules(form)),
         },
     )
+
+
+def _new_match_region(request: HttpRequest) -> str:
+    """What an htmx request redraws of the new-match page: the rules in words, as house rules
+    and stakes change, or the whole form."""
+    return "rules-words" if request.htmx.trigger == "rules-words" else "match-form"
+
+
+def _chosen_rules(form: MatchForm) -> tuple[rules.Ruleset, rules.Stakes]:
+    """The ruleset and stakes as chosen so far on the new-match form: the preset's, with the
+    house rules and stakes that are valid on top."""
+    preset = form.chosen_preset
+    if not form.is_bound:
+        return preset.ruleset, preset.stakes
+    form.is_valid()
+    data = getattr(form, "cleaned_data", {})
+    stakes = rules.Stakes(
+        *(
+            data[k] if data.get(k) is not None else getattr(preset.stakes, k)
+            for k in MatchForm.STAKES
+        ),
+        currency=data.get("currency") or preset.stakes.currency,
+    )
+    return getattr(form, "ruleset", preset.ruleset), stakes
 
 
 def _seat_player(form: MatchForm, name: str):

@@ -1621,3 +1621,27 @@ def test_an_edit_sent_again_after_the_match_was_won_elsewhere_is_a_success(clien
     assert (
         "The match was won on another phone, so your change to hand 1" in response.content.decode()
     )
+
+
+def test_every_board_says_each_rule_of_its_match_in_a_sentence(client_in, user):
+    stakes = rules.Stakes(per_game=100, per_point=10, per_set=25)
+    match = make_match(user, "three-15", names=("Ann", "Bob", "Cat"), dealer="Ann", stakes=stakes)
+    for path in (match.get_absolute_url(), match.get_share_url()):
+        html = client_in.get(path).content.decode()
+        assert "A turned ♣ club is trump at once" in html
+        assert "The dealer picks it up and is the maker, needing 2 tricks" in html
+        assert "Nothing is played or scored: the cards are dealt again" in html
+        assert "A player at 5 or below must play." in html
+        assert "Taking all five tricks is just five off" in html
+        assert "pays $1.00 + 7 × $0.10 + 2 × $0.25 = $2.20." in html
+
+
+def test_the_new_match_page_words_the_rules_being_chosen(client_in):
+    html = client_in.get(url("match_create")).content.decode()
+    assert "The rules in full, as chosen" in html and "start at 25" in html
+    chosen = {"preset": "dirty-clubs", "rule_set_penalty": "null", "per_game": "2"}
+    words = client_in.post(url("match_create"), chosen, HTTP_HX_TRIGGER="rules-words", **HX)
+    words = words.content.decode()
+    assert words.lstrip().startswith('<details class="rules-words"')
+    assert "start at 20" in words and "There is no set" in words
+    assert "Each loser pays the winner $2.00 a game" in words

@@ -6,11 +6,10 @@ from django.conf import settings
 from games import rules
 from games.charts import number
 from games.checks import password_reset_on
+from games.words import SUIT_SYMBOLS, money
 
 register = template.Library()
 
-SYMBOLS = {"USD": "$", "CAD": "$", "AUD": "$", "EUR": "€", "GBP": "£", "$": "$", "€": "€", "£": "£"}
-SUIT_SYMBOLS = {"clubs": "♣", "diamonds": "♦", "hearts": "♥", "spades": "♠"}
 
 # Plain words for the house-rules choices.
 CHOICE_WORDS = {
@@ -76,13 +75,7 @@ def _option_words(name: str, value) -> str:
     return dict(CHOICE_WORDS.get(name, [])).get(text, text)
 
 
-@register.filter
-def money(cents: int, currency: str = "USD") -> str:
-    """Cents as players say them: "$1.70", or "1.70 CHF" for a label without a symbol."""
-    amount = rules.format_money(abs(cents))
-    sign = "−" if cents < 0 else ""
-    symbol = SYMBOLS.get(currency)
-    return f"{sign}{symbol}{amount}" if symbol else f"{sign}{amount} {currency}"
+register.filter("money", money)  # "$1.70", "−$0.40"
 
 
 def stakes_text(stakes: rules.Stakes) -> str:

@@ -1,0 +1,166 @@
+"""How the app words things for players: money, suits and each rule of a match in a sentence.
+Plain Python (no Django), so that the pages, the commands and the tests say them alike; the
+template filters in games/templatetags/games.py are these functions."""
+
+from __future__ import annotations
+
+from games import rules
+
+SYMBOLS = {"USD": "$", "CAD": "$", "AUD": "$", "EUR": "€", "GBP": "£", "$": "$", "€": "€", "£": "£"}
+SUIT_SYMBOLS = {"clubs": "♣", "diamonds": "♦", "hearts": "♥", "spades": "♠"}
+MINUS = "−"
+
+
+def money(cents: int, currency: str = "USD") -> str:
+    """Cents as players say them: "$1.70", "−$0.40", or "1.70 CHF" for a label without a
+    symbol."""
+    amount = rules.format_money(abs(cents))
+    sign = MINUS if cents < 0 else ""
+    symbol = SYMBOLS.get(currency)
+    return f"{sign}{symbol}{amount}" if symbol else f"{sign}{amount} {currency}"
+
+
+def suit(name: str) -> str:
+    """One card's suit: "♣ club"."""
+    return f"{SUIT_SYMBOLS[name]} {name[:-1]}"
+
+
+def _points(n: int) -> str:
+    return f"{n} point{'' if n == 1 else 's'}"
+
+
+def _tricks(n: int) -> str:
+    return f"{n} trick{'' if n == 1 else 's'}"
+
+
+# Where a loser in the worked example of the stakes ends up.
+EXAMPLE_SCORE, EXAMPLE_SHORT = 7, 2
+
+
+def rules_in_words(ruleset: rules.Ruleset, stakes: rules.Stakes) -> list[tuple[str, str]]:
+    """Every rule of a match, a sentence or two each, from its ruleset and stakes (never
+    written per preset): (what the rule is about, the rule)."""
+    r = ruleset
+    seats = " or ".join(str(n) for n in r.players)
+    out = [
+        (
+            "The table",
+            f"{seats} players, each for themselves, start at {r.starting_score} and count down "
+            "toward zero. Every hand has five tricks, and the deal passes to the left after "
+            "each one, a redeal included.",
+        )
+    ]
+    if r.auto_trump:
+        turned = f"A turned {suit(r.auto_trump)} is trump at once: nobody bids and nobody may "
+        if r.auto_trump_dealer_needs is None:
+            turned += "drop out. There is no maker: every player needs 1 trick."
+        else:
+            turned += (
+                "drop out. The dealer picks it up and is the maker, needing "
+                f"{_tricks(r.auto_trump_dealer_needs)}; everyone else needs 1."
+            )
+        out.append((f"A turned {r.auto_trump[:-1]}", turned))
+    else:
+        out.append(("Trump", "No suit is trump by itself: every upcard is bid on."))
+    other = "On any other upcard, a" if r.auto_trump else "A"
+    if r.bidding == rules.ORDER_UP:
+        making = (
+            f"{other} player orders up the upcard's suit, or in a second round names another suit "
+            f"(never the one turned down), and is the maker: they need {_tricks(r.maker_needs)}."
+        )
+    else:
+        making = (
+            f"{'On any other upcard, e' if r.auto_trump else 'E'}ach player bids once how many "
+            f"tricks they will take ({r.min_bid} to 5); the "
+            "highest bidder is the maker, names any suit as trump and needs their bid."
+        )
+    out.append(("Making trump", making))
+    if r.all_pass == rules.NO_TRUMP_HAND:
+        passing = (
+            "The hand is played with no trump and no maker, and nobody may drop out; "
+            "it is scored like any other."
+        )
+    else:
+        passing = "Nothing is played or scored: the cards are dealt again by the next dealer."
+    out.append(("When everybody passes", passing))
+    drop = (
+        "Once trump is made, anyone but the maker may drop out: their score does not change. "
+        "If everyone else drops, the maker takes all five tricks."
+    )
+    if r.no_drop_at_or_below is not None:
+        drop += f" A player at {r.no_drop_at_or_below} or below must play."
+    out.append(("Dropping out", drop))
+    if r.set_penalty is None:
+        maker = (
+            "There is no set: a maker who falls short counts their tricks like everyone else "
+            f"(and with no trick gets +{r.zero_trick_penalty})."
+        )
+    else:
+        maker = (
+            "A maker who takes fewer tricks than they need is set: "
+            f"+{_points(r.set_penalty)}, and nothing off for the tricks they took."
+        )
+    out.append(
+        (
+            "Scoring",
+            "Everyone who played takes their tricks off their score. "
+            f"{maker} Anyone else who played and took no trick gets "
+            f"+{_points(r.zero_trick_penalty)}.",
+        )
+    )
+    if r.sweep_wins:
+        alone = (
+            "even a maker whom everyone else left alone"
+            if r.lone_maker_sweeps
+            else "but not a maker who took them only because everyone else dropped"
+        )
+        sweep = f"Taking all five tricks wins the match at once, alone: {alone}. "
+    else:
+        sweep = "Taking all five tricks is just five off: it does not end the match. "
+    ties = {
+        "lowest": "the lowest score wins, and players tied on it share the win.",
+        "share": "every player at or below zero shares the win.",
+        "play_on": (
+            "the lowest score wins if one player holds it alone; if several share it, play "
+            "goes on until after some hand one player alone is lowest."
+        ),
+    }[r.ties]
+    out.append(
+        ("The end", f"{sweep}Otherwise the match ends once a score is at or below zero: {ties}")
+    )
+    out.append(("Stakes", stakes_in_words(stakes, r)))
+    return out
+
+
+def stakes_in_words(stakes: rules.Stakes, ruleset: rules.Ruleset) -> str:
+    """What each loser pays, with a worked example (§6)."""
+    if not stakes:
+        return "Played for no money."
+    c = stakes.currency
+    terms, working = [], []
+    if stakes.per_game:
+        terms.append(f"{money(stakes.per_game, c)} a game")
+        working.append(money(stakes.per_game, c))
+    if stakes.per_point:
+        terms.append(f"{money(stakes.per_point, c)} for each point they have left")
+        working.append(f"{EXAMPLE_SCORE} × {money(stakes.per_point, c)}")
+    if stakes.per_set:
+        short = (
+            "played and took no trick"
+            if ruleset.set_penalty is None
+            else "fell short (set as maker, or played and took no trick)"
+        )
+        terms.append(f"{money(stakes.per_set, c)} for each hand they {short}")
+        working.append(f"{EXAMPLE_SHORT} × {money(stakes.per_set, c)}")
+    total = money(rules.owes(stakes, EXAMPLE_SCORE, EXAMPLE_SHORT), c)
+    example = (
+        f"For example, a loser left at {EXAMPLE_SCORE} who fell short {EXAMPLE_SHORT} times "
+        f"pays {' + '.join(working)} = {total}."
+        if len(working) > 1
+        else f"For example, a loser left at {EXAMPLE_SCORE} who fell short {EXAMPLE_SHORT} "
+        f"times pays {total}."
+    )
+    return (
+        f"Each loser pays the winner {', '.join(terms)}; with several winners it is split "
+        f"between them. {example}"
+    )

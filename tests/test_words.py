@@ -1,0 +1,56 @@
+"""The app's wording: plain functions, no database."""
+
+import pytest
+
+from games import rules, words
+
+
+def test_money_has_its_symbol_and_a_real_minus_sign():
+    assert words.money(170) == "$1.70"
+    assert words.money(-40, "EUR") == "−€0.40"
+    assert words.money(5, "CHF") == "0.05 CHF"
+
+
+@pytest.mark.parametrize("preset", list(rules.PRESETS))
+def test_every_preset_says_each_of_its_rules_in_a_sentence(preset):
+    p = rules.PRESETS[preset]
+    said = dict(words.rules_in_words(p.ruleset, p.stakes))
+    assert list(said) == [
+        "The table",
+        *(["A turned " + p.ruleset.auto_trump[:-1]] if p.ruleset.auto_trump else ["Trump"]),
+        "Making trump",
+        "When everybody passes",
+        "Dropping out",
+        "Scoring",
+        "The end",
+        "Stakes",
+    ]
+    assert f"start at {p.ruleset.starting_score}" in said["The table"]
+    assert all(sentence.endswith(".") for sentence in said.values())
+
+
+def test_a_set_maker_in_a_three_player_game_pays_what_the_rules_say():
+    r = rules.make_ruleset("three-widow")
+    assert "is set: +5 points" in dict(words.rules_in_words(r, rules.Stakes()))["Scoring"]
+    no_set = rules.make_ruleset("three-widow", set_penalty=None)
+    assert "There is no set" in dict(words.rules_in_words(no_set, rules.Stakes()))["Scoring"]
+
+
+def test_the_stakes_example_is_what_the_engine_charges():
+    stakes = rules.Stakes(per_game=100, per_point=10, per_set=25)
+    sentence = words.stakes_in_words(stakes, rules.make_ruleset("standard"))
+    owed = words.money(rules.owes(stakes, words.EXAMPLE_SCORE, words.EXAMPLE_SHORT))
+    assert sentence.endswith(f"$1.00 + 7 × $0.10 + 2 × $0.25 = {owed}.") and owed == "$2.20"
+    assert words.stakes_in_words(rules.Stakes(), rules.make_ruleset("standard")) == (
+        "Played for no money."
+    )
+
+
+def test_the_ties_rule_is_worded_for_each_choice():
+    for ties, phrase in (
+        ("lowest", "tied on it share"),
+        ("share", "at or below zero shares"),
+        ("play_on", "play goes on"),
+    ):
+        r = rules.make_ruleset("standard", ties=ties)
+        assert phrase in dict(words.rules_in_words(r, rules.Stakes()))["The end"]
