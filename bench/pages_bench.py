@@ -37,7 +37,9 @@ ROUNDS, WARM_UP = 200, 5
 
 @login_required
 def minimal(request):
-    return HttpResponse(SMALL.render({"n": Match.objects.filter(owner=request.user).count()}))
+    return HttpResponse(
+        SMALL.render({"n": Match.objects.filter(group__memberships__user=request.user).count()})
+    )
 
 
 urls = types.ModuleType("bench_urls")

@@ -46,7 +46,7 @@ def main():
     for n in SIZES:
         user = get_user_model().objects.create_user(f"user{n}")
         store(user, n, rnd)
-        ann = Player.objects.get(owner=user, name="Ann")
+        ann = Player.objects.get(group__home_of=user, name="Ann")
         client = Client()
         client.force_login(user)
         for page, url in (
