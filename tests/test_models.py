@@ -586,6 +586,43 @@ def test_import_rename_and_merge_keep_the_results_true_to_a_replay(user):
     assert reload(other).version == 1  # neither moves a version: the hands are the same
 
 
+def named(hand: GameHand, **new) -> GameHand:
+    """`hand` with players called by other names."""
+    return replace(
+        hand,
+        maker=new.get(hand.maker, hand.maker),
+        dropped=tuple(new.get(n, n) for n in hand.dropped),
+        tricks={new.get(n, n): t for n, t in hand.tricks.items()},
+    )
+
+
+def test_a_hand_entered_before_a_rename_is_saved_for_the_same_seats(user):
+    match = make_match(user, hands=[CLUB])
+    page = reload(match)
+    assert page.names == ("Ann", "Bob", "Cat", "Dan")  # the table as the page showed it
+    Player.objects.get(name="Bob").rename("Robert")
+    page.add_hand(2, ORDERED, page.version)  # entered as Bob's
+    assert reload(match).game_hands() == [named(CLUB, Bob="Robert"), named(ORDERED, Bob="Robert")]
+    assert_results_are_a_replay(match)
+
+
+def test_a_hand_changed_before_a_merge_is_saved_for_the_same_seats(user):
+    make_match(user)
+    bo_club = named(CLUB, Bob="Bo")
+    match = make_match(user, names=("Ann", "Bo", "Cat", "Dan"), hands=[bo_club, bo_club])
+    page = reload(match)
+    bob, bo = Player.objects.get(name="Bob"), Player.objects.get(name="Bo")
+    stale = Player.objects.get(name="Bo")  # as another page read it
+    assert bob.merge(bo) == 1
+    page.change_hand(1, named(ORDERED, Bob="Bo"), page.version)  # entered as Bo's
+    assert reload(match).game_hands() == [ORDERED, CLUB]
+    assert_results_are_a_replay(match)
+    with pytest.raises(rules.RuleError, match="Bo was just merged into another player"):
+        bob.merge(stale)  # sent again from the same page
+    with pytest.raises(rules.RuleError, match="Bo was just merged into another player"):
+        stale.rename("Bobby")
+
+
 def test_two_players_of_one_match_are_refused_in_words_and_nothing_changes(user):
     match = make_match(user, hands=[CLUB])
     bob, cat = Player.objects.get(name="Bob"), Player.objects.get(name="Cat")
