@@ -17,7 +17,7 @@ from datetime import timedelta
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import connection, models, transaction
-from django.db.models import Count, Min, Q, Sum
+from django.db.models import Count, F, Min, Q, Sum
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.functional import cached_property
@@ -360,12 +360,12 @@ class Night(models.Model):
             .finished()
             .filter(STAKED)
             .values_list("match__currency", "player__name")
-            .annotate(net=Sum("net_cents"), first=Min("match__played_at"))
+            .annotate(**_net_sum(), first=Min("match__played_at"))
             .order_by("match__currency", "first", "player__name")
         )
         nets: dict[str, dict[str, int]] = {}
-        for currency, name, net, _ in rows:
-            nets.setdefault(currency, {})[name] = net
+        for currency, name, high, low, _ in rows:
+            nets.setdefault(currency, {})[name] = _net(high, low)
         return [SettleUp(c, net, rules.fewest_transfers(net)) for c, net in nets.items()]
 
     @staticmethod
@@ -990,6 +990,23 @@ STAKED = (
 )
 
 
+# SQLite's SUM stops at 64 bits ("integer overflow"), and 48 of the largest matches the app
+# takes win more cents than that (PostgreSQL's SUM of a bigint is exact). So money is summed in
+# two parts that cannot overflow, the high and the low 32 bits of each amount, and Python adds
+# the two sums up exactly.
+_HALF = 2**32
+
+
+def _net_sum() -> dict:
+    """Aggregates of `Result.net_cents` that `_net()` adds up to their exact sum."""
+    high = F("net_cents") / _HALF  # rounded toward zero, on both databases
+    return {"net_high": Sum(high), "net_low": Sum(F("net_cents") - high * _HALF)}
+
+
+def _net(high, low) -> int:
+    return int(high) * _HALF + int(low)
+
+
 def _counts() -> dict:
     """How many matches results are of, how many finished, and how many won: aggregates."""
     return {
@@ -1028,16 +1045,17 @@ class ResultQuerySet(models.QuerySet):
         """`money()` for each preset played."""
         rows = self.finished().filter(STAKED).values_list("match__preset", "match__currency")
         out: dict[str, dict[str, int]] = {}
-        for preset, currency, net in rows.annotate(net=Sum("net_cents")).order_by(
+        for preset, currency, high, low in rows.annotate(**_net_sum()).order_by(
             "match__preset", "match__currency"
         ):
-            out.setdefault(preset, {})[currency] = net
+            out.setdefault(preset, {})[currency] = _net(high, low)
         return out
 
     def money(self) -> dict[str, int]:
         """Net money in cents by currency, over the finished matches played for money."""
         rows = self.finished().filter(STAKED).values_list("match__currency")
-        return dict(rows.annotate(net=Sum("net_cents")).order_by("match__currency"))
+        rows = rows.annotate(**_net_sum()).order_by("match__currency")
+        return {currency: _net(high, low) for currency, high, low in rows}
 
 
 class Result(models.Model):

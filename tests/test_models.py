@@ -644,3 +644,25 @@ def test_the_largest_stakes_and_scores_fit_their_columns(user):
     _, net = rules.settle(state, big)
     stored = {r.player.name: r.net_cents for r in Result.objects.filter(match=match)}
     assert stored == net and net["Bob"] > 2**31
+
+
+@pytest.mark.parametrize(
+    "amounts",
+    [
+        [2**62, 2**62, 2**62 - 1, 7],  # past what a 64-bit sum holds
+        [-(2**62), -(2**62), -(2**62), -5],
+        [2**62 + 3, -(2**40) - 3, -(2**32), 2**32 - 1, -1, 0],
+    ],
+)
+def test_money_adds_up_exactly_past_64_bits_whatever_the_signs(user, amounts):
+    stakes = rules.Stakes(per_game=100)
+    matches = [make_match(user, stakes=stakes, hands=[SWEEP]) for _ in amounts]
+    ann, bob = Player.objects.get(name="Ann"), Player.objects.get(name="Bob")
+    for match, cents in zip(matches, amounts, strict=True):
+        Result.objects.filter(match=match).update(net_cents=0)
+        Result.objects.filter(match=match, player=ann).update(net_cents=cents)
+        Result.objects.filter(match=match, player=bob).update(net_cents=-cents)
+    assert ann.results.money() == {"USD": sum(amounts)}
+    assert bob.results.money_by_preset() == {"standard": {"USD": -sum(amounts)}}
+    [settle_up] = Night.objects.get(group__home_of=user).settle_up()
+    assert settle_up.net == {"Ann": sum(amounts), "Bob": -sum(amounts), "Cat": 0, "Dan": 0}
