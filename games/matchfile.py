@@ -69,7 +69,30 @@ def _bad(message: str, hand: int | None = None) -> RuleError:
     return RuleError("bad_file", message, hand=hand)
 
 
+class _Object(dict):
+    """A JSON object as the file has it, with the first key it gives twice, if any (JSON
+    itself would silently keep the last one)."""
+
+    twice: str | None = None
+
+
+def _object(pairs) -> _Object:
+    obj = _Object()
+    for key, value in pairs:
+        if key in obj and obj.twice is None:
+            obj.twice = key
+        obj[key] = value
+    return obj
+
+
+def _once(obj, what: str, hand: int | None = None):
+    twice = getattr(obj, "twice", None)
+    if twice is not None:
+        raise _bad(f"{what} has the key {twice!r} twice; give each key once.", hand)
+
+
 def _keys(obj: dict, allowed: set, required: set, what: str, hand: int | None = None):
+    _once(obj, what, hand)
     unknown = sorted(set(obj) - allowed)
     if unknown:
         raise _bad(f"{what} has an unknown key {unknown[0]!r}.", hand)
@@ -83,6 +106,7 @@ def _rules(value) -> tuple[str, Ruleset]:
         return value, rules.make_ruleset(value)
     if not isinstance(value, dict):
         raise _bad('"rules" must be a preset name or an object.')
+    _once(value, "The rules")
     options = dict(value)
     if "preset" not in options:
         raise RuleError("bad_rules", 'The rules need a "preset" to start from.', "preset")
@@ -122,15 +146,16 @@ def _name(value):
 
 
 def _tricks(value: dict, number: int) -> dict:
+    def twice(name: str) -> RuleError:
+        message = f"{name} is listed twice; each player either drops out or plays."
+        return RuleError("seat_count", message, "tricks", hand=number)
+
+    if getattr(value, "twice", None) is not None:
+        raise twice(value.twice.strip())
     tricks = {}
     for name, n in value.items():
         if name.strip() in tricks:
-            raise RuleError(
-                "seat_count",
-                f"{name.strip()} is listed twice; each player either drops out or plays.",
-                "tricks",
-                hand=number,
-            )
+            raise twice(name.strip())
         tricks[name.strip()] = n
     return tricks
 
@@ -192,7 +217,7 @@ def load(data) -> tuple[Match, MatchState, list[rules.HandResult]]:
     """Read a match file (text or parsed JSON) and replay it; raise RuleError on the first fault."""
     if isinstance(data, (str, bytes)):
         try:
-            data = json.loads(data)
+            data = json.loads(data, object_pairs_hook=_object)
         except (ValueError, RecursionError):
             raise _bad("This is not a JSON file.") from None
     if not isinstance(data, dict):

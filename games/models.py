@@ -11,13 +11,13 @@ from __future__ import annotations
 import hashlib
 import json
 import secrets
-from dataclasses import asdict, dataclass, fields
+from dataclasses import asdict, dataclass, fields, replace
 from datetime import timedelta
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import connection, models, transaction
-from django.db.models import Count, Min, Q, Sum
+from django.db.models import Count, F, Min, Q, Sum
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.functional import cached_property
@@ -31,19 +31,22 @@ MAX_HANDS = 1000
 # Every page of a match reads its players' names and its hands, and Django's building of those
 # queries cost several times their running (bench/pages_bench.py): they are written out here.
 # The hands come in one statement (a page never sees half of a write), each with its verdict
-# (`VERDICT_COLUMNS`), from hand number %s on.
+# (`VERDICT_COLUMNS`), from hand number %s on. They name their players by seat, not by name:
+# the names are read in another statement, and a rename or a merge committed between the two
+# changes a name but never a seat.
 NAMES_SQL = """
     SELECT player.name FROM games_seat seat
     JOIN games_player player ON player.id = seat.player_id
     WHERE seat.match_id = %s ORDER BY seat.position
 """
 HANDS_SQL = """
-    SELECT hand.number, hand.upcard, hand.trump, maker.name, hand.bid, hand.passed,
-           player.name, play.dropped, play.tricks, hand.dealer, hand.scores, hand.sets
+    SELECT hand.number, hand.upcard, hand.trump, maker.position, hand.bid, hand.passed,
+           seat.position, play.dropped, play.tricks, hand.dealer, hand.scores, hand.sets
     FROM games_hand hand
-    LEFT JOIN games_player maker ON maker.id = hand.maker_id
+    LEFT JOIN games_seat maker
+        ON maker.match_id = hand.match_id AND maker.player_id = hand.maker_id
     LEFT JOIN games_play play ON play.hand_id = hand.id
-    LEFT JOIN games_player player ON player.id = play.player_id
+    LEFT JOIN games_seat seat ON seat.match_id = hand.match_id AND seat.player_id = play.player_id
     WHERE hand.match_id = %s AND hand.number >= %s
     ORDER BY hand.number, play.id
 """
@@ -75,32 +78,57 @@ VERDICT_COLUMNS = ("dealer", "scores", "sets")
 
 def hands_from_rows(rows, names) -> list[rules.Hand]:
     """The engine's hands from rows of `HANDS_SQL` (or that start with `HAND_COLUMNS`),
-    ordered by number; `names` in seat order."""
+    ordered by number; `names` in seat order. The rows name the maker and the players by
+    seat (`HANDS_SQL`) or by name (`HAND_COLUMNS`)."""
+
+    def named(who):
+        return names[who] if isinstance(who, int) else who
+
     hands: dict[int, dict] = {}
-    for number, upcard, trump, maker, bid, passed, name, dropped, tricks, *_ in rows:
+    for number, upcard, trump, maker, bid, passed, who, dropped, tricks, *_ in rows:
         hand = hands.setdefault(
             number,
             {
                 "upcard": upcard,
                 "trump": trump or None,
-                "maker": maker,
+                "maker": named(maker),
                 "bid": bid,
                 "passed": bool(passed),
                 "dropped": [],
                 "tricks": {},
             },
         )
-        if name is None:
+        if who is None:
             continue
         if dropped:
-            hand["dropped"].append(name)
+            hand["dropped"].append(named(who))
         else:
-            hand["tricks"][name] = tricks
+            hand["tricks"][named(who)] = tricks
     seat = {name: i for i, name in enumerate(names)}
     return [
         rules.Hand(**{**h, "dropped": tuple(sorted(h["dropped"], key=lambda n: seat.get(n, 9)))})
         for h in hands.values()
     ]
+
+
+def _seated(hand: rules.Hand, was, now) -> rules.Hand:
+    """`hand` as entered at the table `was` (names in seat order), for the same seats named
+    `now`: a rename or a merge between the page's reading and the save changed a name, never
+    who sat where."""
+    if tuple(was) == tuple(now) or len(was) != len(now):
+        return hand
+    new = dict(zip(was, now, strict=True))
+
+    def named(name):
+        return new.get(name, name)
+
+    return replace(
+        hand,
+        maker=named(hand.maker),
+        dropped=tuple(named(n) for n in hand.dropped),
+        tricks={named(n): t for n, t in hand.tricks.items()},
+        dealer=named(hand.dealer),
+    )
 
 
 def verdict(
@@ -198,6 +226,7 @@ class Player(models.Model):
         """Matches played, finished and won, and money by currency, from the stored results."""
         return {**self.results.counts(), "money": self.results.money()}
 
+    @transaction.atomic
     def rename(self, name: str) -> None:
         """A new spelling of their name in every match; the hands follow (they name players by
         their row), so every match replays to the same scores. RuleError if it is taken."""
@@ -209,6 +238,10 @@ class Player(models.Model):
             raise rules.RuleError("bad_table", f"Keep a name to {longest} letters.", "name")
         if not rules.plain_text(name):
             raise rules.RuleError("bad_table", rules.PLAIN_NAME, "name")
+        # Renames and merges take turns, and their matches take no hand meanwhile.
+        _groups_turn(self.group_id)
+        _matches_turn(Seat.objects.filter(player=self).values("match"))
+        _still_here(self)
         others = Player.objects.filter(group=self.group_id, name=name).exclude(pk=self.pk)
         if others.exists():
             raise rules.RuleError(
@@ -230,11 +263,9 @@ class Player(models.Model):
         if other.pk == self.pk or other.group_id != self.group_id:
             raise rules.RuleError("bad_table", "Choose another of your players.", "other")
         _groups_turn(self.group_id)  # no new match takes `other` in meanwhile
-        theirs = Seat.objects.filter(player=other).values("match")
+        _still_here(self, other)
         # Their matches take no hand while they change hands (the write lock of `_store`).
-        locked = list(
-            Match.objects.select_for_update().filter(pk__in=theirs).values_list("pk", flat=True)
-        )
+        locked = _matches_turn(Seat.objects.filter(player=other).values("match"))
         both = Match.objects.filter(pk__in=locked, seats__player=self).order_by("played_at").first()
         if both is not None:
             when = f"{timezone.localtime(both.played_at):%-d %B %Y, %-I:%M %p}"
@@ -329,12 +360,12 @@ class Night(models.Model):
             .finished()
             .filter(STAKED)
             .values_list("match__currency", "player__name")
-            .annotate(net=Sum("net_cents"), first=Min("match__played_at"))
+            .annotate(**_net_sum(), first=Min("match__played_at"))
             .order_by("match__currency", "first", "player__name")
         )
         nets: dict[str, dict[str, int]] = {}
-        for currency, name, net, _ in rows:
-            nets.setdefault(currency, {})[name] = net
+        for currency, name, high, low, _ in rows:
+            nets.setdefault(currency, {})[name] = _net(high, low)
         return [SettleUp(c, net, rules.fewest_transfers(net)) for c, net in nets.items()]
 
     @staticmethod
@@ -368,6 +399,26 @@ def _groups_turn(group_id: int) -> None:
     each other's night, a night is never deleted under a match joining it, a file imported
     twice at once is stored once. (On SQLite the IMMEDIATE transaction already does this.)"""
     Group.objects.select_for_update().filter(pk=group_id).values_list("pk").get()
+
+
+def _still_here(*players: Player) -> None:
+    """Refuse to change a player merged into another since the page was read (the group's
+    turn taken, none can go meanwhile)."""
+    here = set(Player.objects.filter(pk__in=[p.pk for p in players]).values_list("pk", flat=True))
+    for player in players:
+        if player.pk not in here:
+            raise rules.RuleError(
+                "bad_table", f"{player.name} was just merged into another player.", "other"
+            )
+
+
+def _matches_turn(matches) -> list[int]:
+    """Lock these matches' rows until the transaction ends, as a write to their hands does
+    (`Match._locked`), so that a rename or a merge and a save take turns; in the order of
+    their ids, so that two of them wait for each other rather than deadlock. (On SQLite the
+    IMMEDIATE transaction already does this.) Returns their ids."""
+    locked = Match.objects.select_for_update().filter(pk__in=matches).order_by("pk")
+    return list(locked.values_list("pk", flat=True))
 
 
 class MatchQuerySet(models.QuerySet):
@@ -638,6 +689,7 @@ class Match(models.Model):
         are still those, the new hand is played on top instead of replaying the match.
         """
         match, stored = self._locked()
+        hand = _seated(hand, self.names, match.names)
         if 1 <= number <= len(stored) and stored[number - 1] == hand:
             return match, match.replay(stored)
         if version != match.version or number != len(stored) + 1:
@@ -654,6 +706,7 @@ class Match(models.Model):
     def change_hand(self, number: int, hand: rules.Hand, version: int | None, by=None) -> bool:
         """Replace hand `number` with `hand`; every later hand is checked and scored again."""
         match, stored = self._locked()
+        hand = _seated(hand, self.names, match.names)
         if 1 <= number <= len(stored) and stored[number - 1] == hand:
             return False
         if version != match.version or not 1 <= number <= len(stored):
@@ -937,6 +990,23 @@ STAKED = (
 )
 
 
+# SQLite's SUM stops at 64 bits ("integer overflow"), and 48 of the largest matches the app
+# takes win more cents than that (PostgreSQL's SUM of a bigint is exact). So money is summed in
+# two parts that cannot overflow, the high and the low 32 bits of each amount, and Python adds
+# the two sums up exactly.
+_HALF = 2**32
+
+
+def _net_sum() -> dict:
+    """Aggregates of `Result.net_cents` that `_net()` adds up to their exact sum."""
+    high = F("net_cents") / _HALF  # rounded toward zero, on both databases
+    return {"net_high": Sum(high), "net_low": Sum(F("net_cents") - high * _HALF)}
+
+
+def _net(high, low) -> int:
+    return int(high) * _HALF + int(low)
+
+
 def _counts() -> dict:
     """How many matches results are of, how many finished, and how many won: aggregates."""
     return {
@@ -975,16 +1045,17 @@ class ResultQuerySet(models.QuerySet):
         """`money()` for each preset played."""
         rows = self.finished().filter(STAKED).values_list("match__preset", "match__currency")
         out: dict[str, dict[str, int]] = {}
-        for preset, currency, net in rows.annotate(net=Sum("net_cents")).order_by(
+        for preset, currency, high, low in rows.annotate(**_net_sum()).order_by(
             "match__preset", "match__currency"
         ):
-            out.setdefault(preset, {})[currency] = net
+            out.setdefault(preset, {})[currency] = _net(high, low)
         return out
 
     def money(self) -> dict[str, int]:
         """Net money in cents by currency, over the finished matches played for money."""
         rows = self.finished().filter(STAKED).values_list("match__currency")
-        return dict(rows.annotate(net=Sum("net_cents")).order_by("match__currency"))
+        rows = rows.annotate(**_net_sum()).order_by("match__currency")
+        return {currency: _net(high, low) for currency, high, low in rows}
 
 
 class Result(models.Model):

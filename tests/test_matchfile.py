@@ -225,6 +225,38 @@ def test_a_player_listed_twice_in_tricks_once_trimmed_is_a_seat_count():
     assert (error.code, error.hand) == ("seat_count", 2) and "Ann is listed twice" in error.message
 
 
+def twice(doc: dict, inside: str, key: str, value) -> str:
+    """The file's text with `key` given a second time, first, in the object that starts
+    with `inside` (JSON written by a program never does this; a person's editor may)."""
+    text = json.dumps(doc)
+    at = text.index(inside) + len(inside)
+    return f"{text[:at]}{json.dumps(key)}: {json.dumps(value)}, {text[at:]}"
+
+
+@pytest.mark.parametrize(
+    "inside, key, value, hand",
+    [
+        ("{", "first_dealer", "Ann", None),
+        ('"stakes": {', "per_game", "5.00", None),
+        ('"rules": {', "ties", "share", None),
+        ('"hands": [{', "upcard", "clubs", 1),
+        ('}, {"upcard": "clubs", ', "upcard", "hearts", 2),
+    ],
+)
+def test_a_key_given_twice_is_refused_by_name_never_the_last_one_silently_kept(
+    inside, key, value, hand
+):
+    doc = example(rules={"preset": "standard", "ties": "lowest"})
+    error = error_of(twice(doc, inside, key, value))
+    assert (error.code, error.hand) == ("bad_file", hand)
+    assert f"has the key '{key}' twice; give each key once." in error.message
+
+
+def test_a_player_given_twice_in_tricks_is_a_seat_count():
+    error = error_of(twice(example(), '"tricks": {', "Ann", 4))
+    assert (error.code, error.hand) == ("seat_count", 1) and "Ann is listed twice" in error.message
+
+
 SAME = example(played_at="2026-11-28T19:30:00-06:00")
 
 

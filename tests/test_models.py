@@ -586,6 +586,43 @@ def test_import_rename_and_merge_keep_the_results_true_to_a_replay(user):
     assert reload(other).version == 1  # neither moves a version: the hands are the same
 
 
+def named(hand: GameHand, **new) -> GameHand:
+    """`hand` with players called by other names."""
+    return replace(
+        hand,
+        maker=new.get(hand.maker, hand.maker),
+        dropped=tuple(new.get(n, n) for n in hand.dropped),
+        tricks={new.get(n, n): t for n, t in hand.tricks.items()},
+    )
+
+
+def test_a_hand_entered_before_a_rename_is_saved_for_the_same_seats(user):
+    match = make_match(user, hands=[CLUB])
+    page = reload(match)
+    assert page.names == ("Ann", "Bob", "Cat", "Dan")  # the table as the page showed it
+    Player.objects.get(name="Bob").rename("Robert")
+    page.add_hand(2, ORDERED, page.version)  # entered as Bob's
+    assert reload(match).game_hands() == [named(CLUB, Bob="Robert"), named(ORDERED, Bob="Robert")]
+    assert_results_are_a_replay(match)
+
+
+def test_a_hand_changed_before_a_merge_is_saved_for_the_same_seats(user):
+    make_match(user)
+    bo_club = named(CLUB, Bob="Bo")
+    match = make_match(user, names=("Ann", "Bo", "Cat", "Dan"), hands=[bo_club, bo_club])
+    page = reload(match)
+    bob, bo = Player.objects.get(name="Bob"), Player.objects.get(name="Bo")
+    stale = Player.objects.get(name="Bo")  # as another page read it
+    assert bob.merge(bo) == 1
+    page.change_hand(1, named(ORDERED, Bob="Bo"), page.version)  # entered as Bo's
+    assert reload(match).game_hands() == [ORDERED, CLUB]
+    assert_results_are_a_replay(match)
+    with pytest.raises(rules.RuleError, match="Bo was just merged into another player"):
+        bob.merge(stale)  # sent again from the same page
+    with pytest.raises(rules.RuleError, match="Bo was just merged into another player"):
+        stale.rename("Bobby")
+
+
 def test_two_players_of_one_match_are_refused_in_words_and_nothing_changes(user):
     match = make_match(user, hands=[CLUB])
     bob, cat = Player.objects.get(name="Bob"), Player.objects.get(name="Cat")
@@ -607,3 +644,25 @@ def test_the_largest_stakes_and_scores_fit_their_columns(user):
     _, net = rules.settle(state, big)
     stored = {r.player.name: r.net_cents for r in Result.objects.filter(match=match)}
     assert stored == net and net["Bob"] > 2**31
+
+
+@pytest.mark.parametrize(
+    "amounts",
+    [
+        [2**62, 2**62, 2**62 - 1, 7],  # past what a 64-bit sum holds
+        [-(2**62), -(2**62), -(2**62), -5],
+        [2**62 + 3, -(2**40) - 3, -(2**32), 2**32 - 1, -1, 0],
+    ],
+)
+def test_money_adds_up_exactly_past_64_bits_whatever_the_signs(user, amounts):
+    stakes = rules.Stakes(per_game=100)
+    matches = [make_match(user, stakes=stakes, hands=[SWEEP]) for _ in amounts]
+    ann, bob = Player.objects.get(name="Ann"), Player.objects.get(name="Bob")
+    for match, cents in zip(matches, amounts, strict=True):
+        Result.objects.filter(match=match).update(net_cents=0)
+        Result.objects.filter(match=match, player=ann).update(net_cents=cents)
+        Result.objects.filter(match=match, player=bob).update(net_cents=-cents)
+    assert ann.results.money() == {"USD": sum(amounts)}
+    assert bob.results.money_by_preset() == {"standard": {"USD": -sum(amounts)}}
+    [settle_up] = Night.objects.get(group__home_of=user).settle_up()
+    assert settle_up.net == {"Ann": sum(amounts), "Bob": -sum(amounts), "Cat": 0, "Dan": 0}

@@ -6,15 +6,18 @@ hands 1..k and agree with its `finished` column.
 """
 
 import threading
+import time
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
+import requests
 
 from games import matchfile
 
 from .liveserver import Phone, hand_scores, hidden, query, serve
 
 ROUNDS = 10
+RACE_WRITES, RACE_RENAMES, RACE_MERGES = 90, 60, 20
 CLUB = {"upcard": "clubs", "t0": "2", "t1": "1", "t2": "1", "t3": "1"}
 OTHER_CLUB = {"upcard": "clubs", "t0": "1", "t1": "2", "t2": "1", "t3": "1"}
 ORDERED = {"upcard": "hearts", "maker": "1", "trump": "hearts", "dropped": "Cat"}
@@ -59,6 +62,11 @@ def stored(server, phone: Phone, match: int) -> list[dict]:
     assert (finished is not None) == state.finished
     scores = [[result.scores[name] for name in game.players] for result in results]
     assert hand_scores(database, match) == scores  # each hand's stored verdict is true to them
+    sql = (
+        "SELECT player.name, result.score FROM games_result result JOIN games_player player"
+        f" ON player.id = result.player_id WHERE result.match_id = {match} ORDER BY result.seat"
+    )
+    assert query(database, sql) == [(name, state.scores[name]) for name in game.players]
     return data["hands"]
 
 
@@ -203,3 +211,155 @@ def test_two_phones_starting_the_first_matches_of_a_night_at_once_share_the_nigh
         ids = ", ".join(str(m) for m in matches)
         nights = query(database, f"SELECT DISTINCT night_id FROM games_match WHERE id IN ({ids})")
         assert len(nights) == 1
+
+
+class Log:
+    """Each request's answer and when it was in flight, to count what overlapped."""
+
+    def __init__(self):
+        self.lock = threading.Lock()
+        self.rows = []  # (what, start, end, status)
+
+    def send(self, what: str, request, *args, **kwargs):
+        start = time.monotonic()
+        response = request(*args, **kwargs)
+        with self.lock:
+            self.rows.append((what, start, time.monotonic(), response.status_code))
+        return response
+
+    def statuses(self, what: str) -> list[int]:
+        return [status for w, _, _, status in self.rows if w == what]
+
+    def failures(self) -> list[tuple[str, int]]:
+        return [(w, status) for w, _, _, status in self.rows if status >= 500]
+
+    def overlapping(self, what: str, writes: tuple[str, ...]) -> int:
+        """How many `what` requests were in flight while one of the `writes` was."""
+        spans = [(s, e) for w, s, e, _ in self.rows if w in writes]
+        return sum(
+            any(s < end and start < e for s, e in spans)
+            for w, start, end, _ in self.rows
+            if w == what
+        )
+
+
+def player_id(database: str, username: str, name: str) -> int:
+    [(pk,)] = query(
+        database,
+        "SELECT player.id FROM games_player player"
+        " JOIN games_membership member ON member.group_id = player.group_id"
+        " JOIN auth_user account ON account.id = member.user_id"
+        f" WHERE account.username = '{username}' AND player.name = '{name}'",
+    )
+    return pk
+
+
+def share_url(database: str, match: int) -> str:
+    [(token,)] = query(database, f"SELECT share_token FROM games_match WHERE id = {match}")
+    return f"/s/{token}/"
+
+
+def player_form(phone: Phone, player: int, action: str) -> tuple[str, dict]:
+    """The URL and hidden inputs of a form on a player's page: "rename" or "merge"."""
+    url = f"{phone.base}/players/{player}/"
+    return f"{url}{action}/", hidden(phone.http.get(url).text, f'{action}/"')
+
+
+def sent(phone: Phone, url: str, data: dict) -> requests.Response:
+    """A form sent without htmx, as a player's page sends it."""
+    return phone.http.post(url, data, allow_redirects=False)
+
+
+def read_until(stop: threading.Event, log: Log, phone: Phone, paths: list[str]):
+    """Read the pages again and again until told to stop; a `?v=0` path is a board's poll."""
+    while not stop.is_set():
+        for path in paths:
+            headers = {"HX-Request": "true"} if "?v=" in path else {}
+            log.send("read", phone.http.get, phone.base + path, headers=headers)
+
+
+def test_renames_racing_saves_edits_undos_and_reads_never_fail(server):
+    base, database = server
+    a = Phone(base, "renames", signup=True)
+    renamer = Phone(base, "renames")
+    match = with_hands(a, [CLUB] * 3)
+    ann = player_id(database, "renames", "Ann")
+    board, shared = f"/matches/{match}/", share_url(database, match)
+    pages = [  # what the other phones at the table and the records read meanwhile
+        [board, board + "?v=0", board + "hands/2/", shared, shared + "?v=0"],
+        [f"/players/{ann}/", f"/matches/?player={ann}", "/"],
+    ]
+    log, stop = Log(), threading.Event()
+
+    def write():
+        # A save, an edit of hand 2 and an undo, each from a page drawn anew: the match
+        # keeps 3 or 4 hands, and each write reads its names and hands.
+        for i in range(RACE_WRITES):
+            if i % 3 == 0:
+                log.send("write", a.save, match, a.page(match), CLUB)
+            elif i % 3 == 1:
+                edit = {**[CLUB, OTHER_CLUB][i % 2], "number": "2"}
+                log.send("write", a.edit, match, 2, a.page(match, "hands/2/"), edit)
+            else:
+                log.send("write", a.undo, match, a.page(match))
+
+    def rename():
+        url, form = player_form(renamer, ann, "rename")
+        for i in range(RACE_RENAMES):
+            data = {**form, "name": ["Annie", "Ann"][i % 2]}
+            log.send("rename", sent, renamer, url, data)
+
+    readers = [
+        threading.Thread(target=read_until, args=(stop, log, Phone(base, "renames"), paths))
+        for paths in pages
+    ]
+    for reader in readers:
+        reader.start()
+    try:
+        at_once((write,), (rename,))
+    finally:
+        stop.set()
+        for reader in readers:
+            reader.join()
+    overlapped = log.overlapping("rename", ("write",))
+    print(f"{overlapped} of {RACE_RENAMES} renames while a write was in flight")
+    assert log.failures() == []
+    assert set(log.statuses("write")) == {200}  # every save, edit and undo landed
+    assert set(log.statuses("rename")) == {302}
+    assert overlapped >= RACE_RENAMES // 2
+    assert len(stored(server, a, match)) == 3  # the last write was an undo
+    last = ["Annie", "Ann"][(RACE_RENAMES - 1) % 2]
+    assert a.exported(match)["players"] == [last, "Bob", "Cat", "Dan"]
+
+
+def test_merges_racing_saves_and_reads_never_fail(server):
+    base, database = server
+    a = Phone(base, "merges", signup=True)
+    merger, reader = Phone(base, "merges"), Phone(base, "merges")
+    with_hands(a, [CLUB])  # Ann's first match
+    ann = player_id(database, "merges", "Ann")
+    log, tables = Log(), []
+    for i in range(RACE_MERGES):
+        spelling = f"Anne{i}"
+        match = a.new_match(names=(spelling, "Bob", "Cat", "Dan"))
+        for _ in range(2):
+            assert a.save(match, a.page(match), CLUB).status_code == 200
+        other = player_id(database, "merges", spelling)
+        page, shared = a.page(match), share_url(database, match)
+        url, form = player_form(merger, ann, "merge")
+        merge = {**form, "other": str(other), "same": "1"}
+        at_once(
+            (log.send, "write", a.save, match, page, CLUB),
+            (log.send, "merge", sent, merger, url, merge),
+            (log.send, "read", reader.http.get, f"{base}/matches/{match}/"),
+            (log.send, "read", reader.http.get, base + shared),
+        )
+        hands = stored(server, a, match)
+        tables.append((len(hands), a.exported(match)["players"]))
+    overlapped = log.overlapping("merge", ("write",))
+    print(f"{overlapped} of {RACE_MERGES} merges while a save was in flight")
+    assert log.failures() == []
+    assert set(log.statuses("write")) == {200}
+    assert set(log.statuses("merge")) == {302}
+    assert tables == [(3, ["Ann", "Bob", "Cat", "Dan"])] * RACE_MERGES
+    assert overlapped >= RACE_MERGES // 2
