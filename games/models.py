@@ -22,7 +22,7 @@ from django.urls import reverse
 from django.utils import timezone
 from django.utils.functional import cached_property
 
-from games import matchfile, rules
+from games import matchfile, rules, words
 
 # Far more than any card night; a bound so that no file or tap can store an endless match.
 MAX_HANDS = 1000
@@ -268,7 +268,8 @@ class Player(models.Model):
         locked = _matches_turn(Seat.objects.filter(player=other).values("match"))
         both = Match.objects.filter(pk__in=locked, seats__player=self).order_by("played_at").first()
         if both is not None:
-            when = f"{timezone.localtime(both.played_at):%-d %B %Y, %-I:%M %p}"
+            local = timezone.localtime(both.played_at)
+            when = f"{local:%-d %B %Y}, {words.clock(local)}"
             raise rules.RuleError(
                 "bad_table",
                 f"{self.name} and {other.name} both played in the match of {when}, so they "
@@ -312,8 +313,11 @@ class Night(models.Model):
     paid_for = models.CharField(max_length=64, blank=True)
 
     def __str__(self) -> str:
-        started = self.started()
-        return f"The night of {started:%A %-d %B %Y}" if started else "An empty night"
+        first = self.matches.order_by("played_at").values_list("played_at", flat=True).first()
+        if first is None:
+            return "An empty night"
+        shared = Night.shared_days(self.group_id, [first])
+        return Night.title(first, timezone.localtime(first).date() in shared)
 
     def get_absolute_url(self) -> str:
         return reverse("games:night_detail", args=[self.pk])
@@ -322,6 +326,30 @@ class Night(models.Model):
         """The local date the night began: the first of its matches."""
         first = self.matches.order_by("played_at").values_list("played_at", flat=True).first()
         return timezone.localtime(first).date() if first else None
+
+    @staticmethod
+    def title(first, with_hour: bool) -> str:
+        """ "The night of Tuesday 1 December 2026", and ", from 8:40 p.m." where another
+        night of the group began the same day, so that no two nights share a title."""
+        local = timezone.localtime(first)
+        title = f"The night of {local:%A %-d %B %Y}"
+        return f"{title}, from {words.clock(local)}" if with_hour else title
+
+    @staticmethod
+    def shared_days(group_id: int, firsts) -> set:
+        """Of the local days these nights began on, those on which another night of the group
+        began too (one query, over the days around them)."""
+        if not firsts:
+            return set()
+        low, high = min(firsts) - timedelta(days=1), max(firsts) + timedelta(days=1)
+        starts = (
+            Night.objects.filter(group=group_id)
+            .annotate(first=Min("matches__played_at"))
+            .filter(first__range=(low, high))
+            .values_list("first", flat=True)
+        )
+        days = [timezone.localtime(first).date() for first in starts]
+        return {day for day in days if days.count(day) > 1}
 
     @classmethod
     def latest(cls, group) -> Night | None:

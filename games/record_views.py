@@ -20,7 +20,7 @@ from django.utils.http import content_disposition_header
 from django.views.decorators.http import require_http_methods, require_POST
 from django.views.decorators.vary import vary_on_headers
 
-from games import access, rules
+from games import access, rules, words
 from games.charts import line_chart, number
 from games.models import STAKED, Match, Night, Player, Role, SettleUp
 from games.templatetags.games import money
@@ -170,7 +170,7 @@ def match_move(request: HttpRequest, pk: int) -> HttpResponse:
     if target is not None and target.pk == match.night_id:
         return redirect(target)
     night = match.move_to(target)
-    when = f"{timezone.localtime(match.played_at):%-I:%M %p}"
+    when = words.clock(timezone.localtime(match.played_at))
     messages.success(request, f"The match of {when} is settled with this night now.")
     return redirect(night)
 
@@ -186,7 +186,11 @@ def night_list(request: HttpRequest) -> HttpResponse:
         .order_by("-started")
     )
     page = Paginator(nights, 20).get_page(request.GET.get("page"))
-    context = {"page": page, "group": group, "groups": _switch(request, group)}
+    shared = Night.shared_days(group.pk, [n.started for n in page])
+    titles = [
+        (n, Night.title(n.started, timezone.localtime(n.started).date() in shared)) for n in page
+    ]
+    context = {"page": page, "titles": titles, "group": group, "groups": _switch(request, group)}
     return render(request, "games/night_list.html", context)
 
 

@@ -295,15 +295,13 @@ def _listed(group: Group):
 
 
 def _clock(moment) -> str:
-    """ "7:30 p.m." """
-    t = timezone.localtime(moment)
-    return f"{t.hour % 12 or 12}:{t:%M} {'a.m.' if t.hour < 12 else 'p.m.'}"
+    """ "7:30 p.m.", in the players' time zone."""
+    return words.clock(timezone.localtime(moment))
 
 
 def _when(moment) -> str:
     """ "Nov 28, 7:30 p.m.", as the lists say when a match began."""
-    t = timezone.localtime(moment)
-    return f"{t:%b} {t.day}, {_clock(moment)}"
+    return words.day_and_clock(timezone.localtime(moment))
 
 
 def _card(match: Match) -> dict:

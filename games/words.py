@@ -20,6 +20,16 @@ def money(cents: int, currency: str = "USD") -> str:
     return f"{sign}{symbol}{amount}" if symbol else f"{sign}{amount} {currency}"
 
 
+def clock(t) -> str:
+    """A local time as the app says it everywhere: "8:40 p.m." (as Django's "g:i a")."""
+    return f"{t.hour % 12 or 12}:{t:%M} {'a.m.' if t.hour < 12 else 'p.m.'}"
+
+
+def day_and_clock(t) -> str:
+    """ "Nov 28, 8:40 p.m." """
+    return f"{t:%b} {t.day}, {clock(t)}"
+
+
 def suit(name: str) -> str:
     """One card's suit: "♣ club"."""
     return f"{SUIT_SYMBOLS[name]} {name[:-1]}"

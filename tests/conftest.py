@@ -84,6 +84,7 @@ def make_match(
     dealer="Dan",
     hands=(),
     stakes=None,
+    played_at=None,
     **overrides,
 ):
     from games import rules
@@ -97,6 +98,7 @@ def make_match(
         names,
         dealer,
         hands,
+        played_at,
     )
 
 

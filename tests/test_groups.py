@@ -459,3 +459,21 @@ def test_one_who_leaves_their_own_group_gets_a_new_one_and_the_group_stays_with_
     assert client.get(url("home")).status_code == 200
     assert Group.home(ann) != group and Group.home(ann).role_of(ann) == Role.OWNER
     assert as_(client, table["scorer"]).get(table["match"].get_absolute_url()).status_code == 200
+
+
+def test_two_nights_of_one_evening_never_share_a_title(client_in, user):
+    from datetime import datetime
+    from zoneinfo import ZoneInfo
+
+    evening = datetime(2026, 11, 27, 19, 30, tzinfo=ZoneInfo("America/Chicago"))
+    early = make_match(user, played_at=evening)
+    late = make_match(user, played_at=evening + timedelta(hours=2))
+    other = make_match(user, played_at=evening + timedelta(days=7))
+    late.move_to(None)  # the same evening, split in two
+    nights = client_in.get(url("night_list")).content.decode()
+    assert "The night of Friday 27 November 2026, from 7:30 p.m." in nights
+    assert "The night of Friday 27 November 2026, from 9:30 p.m." in nights
+    assert "The night of Friday 4 December 2026<" in nights  # alone on its day: no hour
+    assert str(late.night) == "The night of Friday 27 November 2026, from 9:30 p.m."
+    assert str(Match.objects.get(pk=other.pk).night) == "The night of Friday 4 December 2026"
+    assert early.night_id != late.night_id
