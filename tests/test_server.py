@@ -82,6 +82,25 @@ def test_a_server_without_its_secret_key_does_not_start():
     assert wsgi.returncode != 0 and "SECRET_KEY" in wsgi.stderr
 
 
+@pytest.mark.parametrize(
+    "key, rule",
+    [
+        ("k3y-" + "abcdefghij" * 4, "this one has 44 characters, 14 different"),
+        ("ab" * 40, "this one has 80 characters, 2 different"),
+        ("django-insecure-" + "abcdefghij" * 5, "not begin with 'django-insecure-'"),
+    ],
+)
+def test_a_server_with_a_weak_secret_key_does_not_start(key, rule):
+    env = {"DEBUG": "False", "SECRET_KEY": key}
+    result = run(["check"], env)
+    assert result.returncode != 0 and "games.E003" in result.stderr
+    assert "at least 50 characters long, with at least 5 different characters" in result.stderr
+    assert rule in result.stderr
+    wsgi = run([], env, code="import scorekeeper.wsgi")
+    assert wsgi.returncode != 0 and "games.E003" in wsgi.stderr
+    assert run(["check"], {"DEBUG": "true", "SECRET_KEY": key}).returncode == 0  # a laptop
+
+
 def test_a_laptop_needs_no_setup(tmp_path):
     assert run(["check"]).returncode == 0
     (tmp_path / "m.json").write_text(json.dumps(EXAMPLE))
