@@ -4,6 +4,8 @@ from django.conf import settings
 from django.core.checks import Error, register
 from django.core.exceptions import ImproperlyConfigured
 
+GENERATE_KEY = 'e.g. the output of `python -c "import secrets; print(secrets.token_urlsafe(50))"`.'
+
 
 @register
 def secret_key_check(app_configs, **kwargs):
@@ -11,16 +13,30 @@ def secret_key_check(app_configs, **kwargs):
         key = settings.SECRET_KEY
     except ImproperlyConfigured:  # Django refuses to hand out an empty key
         key = ""
-    if key:
-        return []
-    return [
-        Error(
-            "SECRET_KEY is not set, and DEBUG=False says this is a server.",
-            hint="Set SECRET_KEY to a long random string, e.g. the output of "
-            '`python -c "import secrets; print(secrets.token_urlsafe(50))"`.',
-            id="games.E001",
-        )
-    ]
+    if not key:
+        return [
+            Error(
+                "SECRET_KEY is not set, and DEBUG=False says this is a server.",
+                hint=f"Set SECRET_KEY to a long random string, {GENERATE_KEY}",
+                id="games.E001",
+            )
+        ]
+    # Django's own rule for a key that is hard to guess (its check --deploy warns, security.
+    # W009); a server that signs every session with a weak one must not start.
+    if not settings.DEBUG and (
+        len(key) < 50 or len(set(key)) < 5 or key.startswith("django-insecure-")
+    ):
+        return [
+            Error(
+                "SECRET_KEY is too easy to guess for a server: it must be at least 50 "
+                "characters long, with at least 5 different characters, and not begin with "
+                f"'django-insecure-' (this one has {len(key)} characters, "
+                f"{len(set(key))} different).",
+                hint=f"Set SECRET_KEY to a long random string, {GENERATE_KEY}",
+                id="games.E003",
+            )
+        ]
+    return []
 
 
 def reset_domain() -> str | None:

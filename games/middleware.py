@@ -1,7 +1,19 @@
+import io
+import logging
+
 from django.conf import settings
+from django.core.handlers.wsgi import LimitedStream
+from django.db import DatabaseError, OperationalError
+from django.http import HttpResponse
 from django.shortcuts import resolve_url
+from django.urls import reverse
 from django.utils.cache import patch_cache_control
 from django_htmx.http import HttpResponseClientRedirect
+
+from games.models import Match
+from games.views import cant_save, import_limits, refuse
+
+logger = logging.getLogger(__name__)
 
 
 class HtmxLoginMiddleware:
@@ -35,3 +47,105 @@ class PrivatePagesMiddleware:
         if not response.has_header("Cache-Control"):
             patch_cache_control(response, private=True, no_store=True)
         return response
+
+
+class HealthMiddleware:
+    """/healthz: 200 "ok" once the database answers a query, 503 otherwise, for a monitor or
+    a proxy's health check. It answers before the host and HTTPS checks, so that a check on
+    http://127.0.0.1:8000/healthz needs neither the server's name nor TLS."""
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        if request.path_info != "/healthz":
+            return self.get_response(request)
+        try:
+            Match.objects.exists()
+        except DatabaseError:
+            logger.exception("The health check found the database unreachable")
+            response = HttpResponse("database unreachable\n", status=503)
+        else:
+            response = HttpResponse("ok\n")
+        response["Content-Type"] = "text/plain; charset=utf-8"
+        response["Cache-Control"] = "no-store"
+        return response
+
+
+def _content_length(request) -> int:
+    try:
+        return max(0, int(request.META.get("CONTENT_LENGTH") or 0))
+    except ValueError:
+        return 0  # Django reads no body then
+
+
+def _read_at_most(stream, size: int) -> bytes:
+    chunks, left = [], size
+    while left > 0:
+        chunk = stream.read(min(left, 64 * 1024))
+        if not chunk:
+            break
+        chunks.append(chunk)
+        left -= len(chunk)
+    return b"".join(chunks)
+
+
+class BodyLimitMiddleware:
+    """A request body over its URL's limit is refused (413) before a byte of it is read: by
+    its Content-Length, or, sent in chunks, once the limit is read (into memory: the limit is
+    small). A body in another charset than UTF-8 is refused too (400): every browser sends
+    UTF-8, and Django's parsers would otherwise read it in any codec Python knows."""
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        importing = request.path_info == reverse("games:match_import")
+        limit = settings.MAX_IMPORT_SIZE if importing else settings.MAX_FORM_SIZE
+        if _content_length(request) > limit:
+            return self._too_large(request, importing)
+        if "chunked" in request.META.get("HTTP_TRANSFER_ENCODING", "").lower():
+            body = _read_at_most(request.META["wsgi.input"], limit + 1)
+            if len(body) > limit:
+                return self._too_large(request, importing)
+            # Django reads a body by its Content-Length (none was sent): give it one.
+            request.META["CONTENT_LENGTH"] = str(len(body))
+            request._stream = LimitedStream(io.BytesIO(body), len(body))
+        charset = request.content_params.get("charset", "").strip().lower()
+        if request.method not in ("GET", "HEAD", "OPTIONS") and (charset or "utf-8") != "utf-8":
+            words = "The score keeper reads forms sent in UTF-8 only, as browsers send them."
+            return refuse(request, 400, f"{words} Nothing was saved.")
+        return self.get_response(request)
+
+    @staticmethod
+    def _too_large(request, importing: bool):
+        if importing:
+            words = (
+                f"That is more than one import takes: {import_limits()}. Nothing was "
+                "imported: import the files a few at a time."
+            )
+        else:
+            words = (
+                "That is more than any form of the score keeper sends (at most "
+                f"{settings.MAX_FORM_SIZE // 1000} KB). Nothing was saved."
+            )
+        return refuse(request, 413, words)
+
+
+class DatabaseTroubleMiddleware:
+    """503 in words when the database can't answer: locked past its time-out, a full disk,
+    the server gone. A write's transaction rolled back, so nothing is half-saved."""
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        return self.get_response(request)
+
+    def process_exception(self, request, exception):
+        # A bare DatabaseError is SQLite's "file is not a database" (a corrupt file); its
+        # subclasses (IntegrityError, DataError …) are bugs, and stay 500s.
+        if isinstance(exception, OperationalError) or type(exception) is DatabaseError:
+            logger.error("The database can't answer: %s", exception, exc_info=exception)
+            return cant_save(request)
+        return None

@@ -1392,3 +1392,18 @@ class Change(models.Model):
             match=match, number__in=numbers, kind__in=[cls.Kind.SAVED, cls.Kind.EDITED]
         ).order_by("at", "pk")
         return {row.number: row for row in rows.only("number", "kind", "by", "at")}
+
+
+class Attempt(models.Model):
+    """One sign-up or reset mail, counted against its address or account for an hour
+    (games.throttles.allow), and forgotten after."""
+
+    action = models.CharField(max_length=16)
+    key = models.CharField(max_length=255)
+    at = models.DateTimeField()
+
+    class Meta:
+        indexes = [models.Index(fields=["action", "key", "at"], name="attempt_recent")]
+
+    def __str__(self) -> str:
+        return f"{self.action} by {self.key} at {self.at:%Y-%m-%d %H:%M}"

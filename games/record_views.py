@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import csv
 from datetime import timedelta
+from decimal import Decimal
 
 from django import forms
 from django.contrib import messages
@@ -194,10 +195,38 @@ def night_list(request: HttpRequest) -> HttpResponse:
     return render(request, "games/night_list.html", context)
 
 
-def _csv(name: str) -> tuple[HttpResponse, csv.writer]:
+# A text cell that a spreadsheet would read as a formula (OWASP's "CSV injection"): a name
+# such as =HYPERLINK(...) must reach it as text.
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def spreadsheet_safe(cell):
+    """A CSV cell a spreadsheet shows as it is: text that starts like a formula gets a
+    leading '. Numbers (an amount, a score) are not text and stay numbers, signs and all."""
+    if isinstance(cell, str) and cell.startswith(FORMULA_STARTS):
+        return "'" + cell
+    return cell
+
+
+def _amount(cents: int) -> Decimal:
+    """An amount as a number for a spreadsheet: -3.00, not the text "-3.00"."""
+    return Decimal(rules.format_money(cents))
+
+
+class _SafeWriter:
+    """csv.writer, with every cell made spreadsheet_safe."""
+
+    def __init__(self, out):
+        self.writer = csv.writer(out)
+
+    def writerow(self, cells):
+        self.writer.writerow([spreadsheet_safe(cell) for cell in cells])
+
+
+def _csv(name: str) -> tuple[HttpResponse, _SafeWriter]:
     response = HttpResponse(content_type="text/csv; charset=utf-8")
     response["Content-Disposition"] = content_disposition_header(True, name)
-    return response, csv.writer(response)
+    return response, _SafeWriter(response)
 
 
 @login_required
@@ -211,10 +240,10 @@ def night_csv(request: HttpRequest, pk: int) -> HttpResponse:
     out.writerow(["currency", "row", "player", "to", "amount", "paid"])
     for s in settle_up:
         for name, net in s.net.items():
-            out.writerow([s.currency, "net", name, "", rules.format_money(net), ""])
+            out.writerow([s.currency, "net", name, "", _amount(net), ""])
         for t in s.transfers:
             paid = "yes" if s.key(t) in marks else "no"
-            out.writerow([s.currency, "pays", t.payer, t.payee, rules.format_money(t.cents), paid])
+            out.writerow([s.currency, "pays", t.payer, t.payee, _amount(t.cents), paid])
     return response
 
 
@@ -402,7 +431,7 @@ def player_csv(request: HttpRequest, pk: int) -> HttpResponse:
                 mine.score,
                 "yes" if mine.won else "no",
                 "; ".join(match.winner_names()),
-                rules.format_money(mine.net_cents) if staked else "",
+                _amount(mine.net_cents) if staked else "",
                 match.currency if staked else "",
             ]
         )

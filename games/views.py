@@ -4,6 +4,7 @@ import functools
 import io
 import zipfile
 from datetime import timedelta
+from urllib.parse import quote
 
 import segno
 from axes.utils import reset as axes_reset
@@ -16,8 +17,9 @@ from django.contrib.auth.decorators import login_required
 from django.contrib.auth.forms import AuthenticationForm
 from django.core.exceptions import ValidationError
 from django.core.paginator import Paginator
-from django.db import transaction
+from django.db import OperationalError, transaction
 from django.http import Http404, HttpRequest, HttpResponse
+from django.http.multipartparser import TooManyFilesSent
 from django.shortcuts import get_object_or_404, redirect, render, resolve_url
 from django.template.defaultfilters import pluralize
 from django.template.loader import render_to_string
@@ -30,7 +32,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 from django.views.decorators.vary import vary_on_headers
 from django_htmx.http import HttpResponseClientRedirect, reswap, retarget
 
-from games import access, matchfile, rules, words
+from games import access, matchfile, rules, throttles, words
 from games.checks import password_reset_on, reset_domain
 from games.forms import EmailForm, HandForm, MatchForm, SignupForm, WriteForm
 from games.models import MAX_HANDS, Change, Group, Match, Night, Player, Role, Stale
@@ -275,6 +277,11 @@ def signup(request: HttpRequest) -> HttpResponse:
         return render(request, "registration/signup.html", {"closed": True}, status=403)
     form = SignupForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
+        address = throttles.client_address(request)
+        if not throttles.allow("signup", address, settings.SIGNUPS_PER_ADDRESS):
+            form.add_error(None, TOO_MANY_SIGNUPS)
+            context = {"form": form, "next": _next(request)}
+            return refuse(request, 429, TOO_MANY_SIGNUPS, "registration/signup.html", **context)
         user = form.save()
         Group.home(user)
         login(request, user, backend="django.contrib.auth.backends.ModelBackend")
@@ -555,6 +562,9 @@ def hand_create(request: HttpRequest, pk: int) -> HttpResponse:
             return _stale_board(request, pk, number - 1, request.POST)
         except rules.RuleError as e:
             form.add_error(None, e.message)
+        except OperationalError:  # locked past the time-out, or a full disk: rolled back
+            form.add_error(None, CANT_SAVE)
+            return _cant_save(_board(request, match, form, status=503))
         else:
             return _board(request, now, replayed=replayed) if request.htmx else redirect(match)
     if version != match.version:
@@ -673,6 +683,9 @@ def hand_edit(request: HttpRequest, pk: int, number: int) -> HttpResponse:
             form.add_error(
                 None, f"That would break hand {e.hand}: {e.message} Undo later hands first."
             )
+        except OperationalError:
+            form.add_error(None, CANT_SAVE)
+            return _cant_save(_edit_page(request, match, number, form, status=503))
         else:
             messages.success(request, f"Hand {number} changed; every later hand re-scored.")
             return _go(request, match)
@@ -755,6 +768,7 @@ def match_list(request: HttpRequest) -> HttpResponse:
             "group": group,
             "groups": _switch(request, group),
             "can_score": access.role(request, group.pk).allows(Role.SCORER),
+            "import_limits": import_limits(),
         },
     )
 
@@ -775,12 +789,26 @@ def match_import(request: HttpRequest) -> HttpResponse:
     if not uploads:
         messages.error(request, "Choose a match file to import.")
         return redirect("games:match_list")
-    files = []
+    # One import's work is bounded (settings.MAX_IMPORT_HANDS): once a file would take it past,
+    # that file and the ones after it wait for another import, unread.
+    limit = settings.MAX_IMPORT_HANDS
+    too_many = f"One import takes at most {limit:,} hands: import this file again, with fewer."
+    files, hands = [], 0
     for upload in uploads:
+        if hands >= limit:
+            messages.error(request, f"{upload.name}: Nothing was imported. {too_many}")
+            continue
         try:
-            files.append((upload.name, _read_upload(upload)))
+            m = _read_upload(upload)
         except rules.RuleError as e:
             messages.error(request, f"{upload.name}: Nothing was imported. {e.located()}")
+            continue
+        if hands and hands + len(m.hands) > limit:
+            messages.error(request, f"{upload.name}: Nothing was imported. {too_many}")
+            hands = limit
+            continue
+        hands += len(m.hands)
+        files.append((upload.name, m))
     # Oldest first, so that each match joins the night of the one begun before it.
     now = timezone.now()
     matches, stored = [], 0
@@ -801,6 +829,16 @@ def match_import(request: HttpRequest) -> HttpResponse:
     if len(uploads) == 1 and matches:
         return redirect(matches[0])
     return redirect("games:match_list")
+
+
+def import_limits() -> str:
+    """What one import takes, in words: the import form and its refusals say it."""
+    return (
+        f"up to {settings.DATA_UPLOAD_MAX_NUMBER_FILES} files and "
+        f"{settings.MAX_IMPORT_HANDS:,} hands at once, "
+        f"{settings.MAX_IMPORT_SIZE / 1_000_000:g} MB in all and "
+        f"{settings.MAX_UPLOAD_SIZE / 1_000_000:g} MB a file"
+    )
 
 
 def _read_upload(upload) -> matchfile.Match:
@@ -835,16 +873,91 @@ def match_export_all(request: HttpRequest) -> HttpResponse:
 # --- Accounts and the server ------------------------------------------------------------------
 
 
+CANT_SAVE = "The score keeper can't save right now; nothing was lost. Try again in a moment."
+CANT_READ = "The score keeper can't reach its records right now. Try again in a moment."
+TOO_MANY_SIGNUPS = (
+    "Too many new accounts from this address in the last hour. Try again later, or ask "
+    "whoever runs the score keeper to make your account."
+)
+TOO_MANY_RESETS = (
+    "Too many reset mails asked for in the last hour, from this address or for this account. "
+    "Check your mail for the ones already sent, or try again later."
+)
+
+
+REFUSED_TITLES = {
+    400: "That couldn't be read",
+    403: "Nothing was saved",
+    413: "Too much at once",
+    429: "Too many tries",
+    503: "Try again in a moment",
+}
+
+
+def refuse(request: HttpRequest, status: int, words: str, template="refused.html", **context):
+    """A refusal in words: the page says it, and so does the phone when htmx asked (such an
+    answer is not swapped in, so what was entered stays; static/js/app.js shows X-Problem)."""
+    context = {"words": words, "title": REFUSED_TITLES[status], **context}
+    response = render(request, template, context, status=status)
+    response["X-Problem"] = quote(words)
+    return response
+
+
+def cant_save(request: HttpRequest) -> HttpResponse:
+    """503: the database is locked past its time-out, its disk is full, it is gone. A write
+    was rolled back with its transaction."""
+    response = refuse(request, 503, CANT_SAVE if request.method == "POST" else CANT_READ)
+    response["Retry-After"] = "5"
+    return response
+
+
+def _cant_save(response: HttpResponse) -> HttpResponse:
+    """The hand forms' own 503: the form drawn again with the entry on it (htmx keeps the one
+    on screen), and the words."""
+    response["X-Problem"] = quote(CANT_SAVE)
+    response["Retry-After"] = "5"
+    return response
+
+
+def bad_request(request: HttpRequest, exception=None) -> HttpResponse:
+    """400, for what no browser sends: too many files or fields, a host this server is not."""
+    if isinstance(exception, TooManyFilesSent):
+        words = (
+            f"One import takes at most {settings.DATA_UPLOAD_MAX_NUMBER_FILES} files. Nothing "
+            "was imported: import them a few at a time."
+        )
+    else:
+        words = "The score keeper couldn't read that request, so nothing was saved."
+    return refuse(request, 400, words)
+
+
+def csrf_failure(request: HttpRequest, reason: str = "") -> HttpResponse:
+    words = (
+        "This page was open too long, or its cookie is gone, so nothing was saved. Reload "
+        "the page (your browser may need to allow cookies for this site) and try again."
+    )
+    return refuse(request, 403, words)
+
+
 def locked_out(request: HttpRequest, original_response=None, credentials=None) -> HttpResponse:
-    """django-axes' answer once an account has had too many wrong passwords: the log-in page
-    again, saying why even the right password is refused for now."""
+    """django-axes' answer once an address has had too many wrong passwords, for one account
+    or for any: the log-in page again, saying why even the right password is refused."""
     username = (credentials or {}).get("username") or request.POST.get("username", "")
-    context = {
-        "form": AuthenticationForm(request, initial={"username": username}),
-        "next": request.POST.get("next", ""),
-        "locked_minutes": int(settings.AXES_COOLOFF_TIME.total_seconds() // 60),
-    }
-    return render(request, "registration/login.html", context, status=429)
+    minutes = int(settings.AXES_COOLOFF_TIME.total_seconds() // 60)
+    if throttles.address_locked(request):
+        words = (
+            f"Too many wrong passwords from this address: log-ins from it are refused for "
+            f"{minutes} minutes. Try again later."
+        )
+    else:
+        words = (
+            f"Too many wrong passwords for this account from this address: it is locked here "
+            f"for {minutes} minutes. Until then even the right password is refused from here. "
+            "Try again later."
+        )
+    form = AuthenticationForm(request, initial={"username": username[:150]})
+    next_url = request.POST.get("next", "")
+    return refuse(request, 429, words, "registration/login.html", form=form, next=next_url)
 
 
 def mail_only(view):
@@ -862,6 +975,15 @@ def mail_only(view):
 
 class PasswordReset(auth_views.PasswordResetView):
     def form_valid(self, form):
+        email = form.cleaned_data["email"].lower()
+        address = throttles.client_address(self.request)
+        allowed = throttles.allow("reset", address, settings.RESET_MAILS_PER_ADDRESS)
+        allowed = allowed and throttles.allow(
+            "reset-account", email, settings.RESET_MAILS_PER_ACCOUNT
+        )
+        if not allowed:
+            form.add_error(None, TOO_MANY_RESETS)
+            return refuse(self.request, 429, TOO_MANY_RESETS, self.template_name, form=form)
         # The link names the server itself, whatever Host the request named (games.checks).
         domain = reset_domain()
         self.extra_email_context = {"domain": domain, "site_name": domain}

@@ -72,6 +72,8 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    # /healthz answers before the host and HTTPS checks: a monitor asks by 127.0.0.1 over HTTP.
+    "games.middleware.HealthMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     # Pages compressed for a phone on a weak signal (static files come compressed from WhiteNoise).
@@ -86,6 +88,11 @@ MIDDLEWARE = [
     "django_htmx.middleware.HtmxMiddleware",
     "games.middleware.HtmxLoginMiddleware",
     "games.middleware.PrivatePagesMiddleware",
+    # Nothing above reads the body (CSRF reads it in process_view, after every middleware's
+    # __call__): the limits refuse a body before it is read, and their answer still gets the
+    # headers of every page.
+    "games.middleware.BodyLimitMiddleware",
+    "games.middleware.DatabaseTroubleMiddleware",
     "axes.middleware.AxesMiddleware",
 ]
 
@@ -112,14 +119,21 @@ DATABASES = {
         default=f"sqlite:///{BASE_DIR / 'db.sqlite3'}", conn_max_age=600
     )
 }
+# How long a save waits for another one's lock before the page says the score keeper can't
+# save right now (503): well inside gunicorn's 30 s time-out, which would kill the worker.
+DATABASE_TIMEOUT = envint("DATABASE_TIMEOUT", 20)
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # Writers take the lock when they begin, never by upgrading a read lock halfway (which
     # fails at once with "database is locked"); WAL lets pages read while a hand is saved.
     DATABASES["default"]["OPTIONS"] = {
         "transaction_mode": "IMMEDIATE",
-        "timeout": 20,
+        "timeout": DATABASE_TIMEOUT,
         "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
     }
+elif DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
+    DATABASES["default"].setdefault("OPTIONS", {})["options"] = (
+        f"-c lock_timeout={DATABASE_TIMEOUT}s"
+    )
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 AUTHENTICATION_BACKENDS = [
@@ -127,6 +141,7 @@ AUTHENTICATION_BACKENDS = [
     "django.contrib.auth.backends.ModelBackend",
 ]
 AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
 ]
@@ -137,17 +152,34 @@ LOGOUT_REDIRECT_URL = "login"
 # or the admin.
 SIGNUP_OPEN = envbool("SIGNUP_OPEN", "True")
 
-# Ten wrong passwords for one account lock that account for 15 minutes. Not by address: every
-# phone at a table shares one Wi-Fi address, and behind the TLS proxy every request comes from
-# the proxy's. So axes.W006, its advice to lock by address too, is silenced below.
+# The address a request comes from (games.throttles.client_address): REMOTE_ADDR, or behind
+# TRUSTED_PROXIES proxies (the README's Caddy or nginx: 1) the address the outermost of them
+# saw, from X-Forwarded-For. Unset, that header is never read: a client could write anything.
+TRUSTED_PROXIES = envint("TRUSTED_PROXIES", 0)
+
+# Ten wrong passwords for one account from one address lock that account from that address
+# for 15 minutes: a stranger elsewhere cannot lock a member out. Thirty from one address,
+# whatever the usernames, lock every log-in from it (games.throttles.LoginHandler). Every phone
+# at a table shares one Wi-Fi address, so both are well above what a table mistypes. axes.W006,
+# its advice to lock by address alone, is silenced below.
 AXES_FAILURE_LIMIT = 10
+LOGIN_FAILURES_PER_ADDRESS = 30
 AXES_COOLOFF_TIME = timedelta(minutes=15)
-AXES_LOCKOUT_PARAMETERS = ["username"]
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+AXES_HANDLER = "games.throttles.LoginHandler"
+AXES_CLIENT_IP_CALLABLE = "games.throttles.client_address"
+# A username longer than axes' column is cut to it: the log-in is refused all the same.
+AXES_USERNAME_CALLABLE = "games.throttles.attempted_username"
 AXES_RESET_ON_SUCCESS = True
 # The cool-off runs from the tenth wrong password, not from the latest try.
 AXES_RESET_COOL_OFF_ON_FAILURE_DURING_LOCKOUT = False
 AXES_LOCKOUT_CALLABLE = "games.views.locked_out"
 AXES_DISABLE_ACCESS_LOG = True  # keep no log of who logged in from where
+# Sign-ups and password-reset mails from one address, and reset mails for one account, an
+# hour (games.throttles.allow): beyond, the page says to try again later (429).
+SIGNUPS_PER_ADDRESS = 10
+RESET_MAILS_PER_ADDRESS = 5
+RESET_MAILS_PER_ACCOUNT = 3
 
 # Mail is optional: without EMAIL_HOST nobody is offered a password reset.
 EMAIL_HOST = os.getenv("EMAIL_HOST", "")
@@ -166,6 +198,15 @@ USE_TZ = True
 STATIC_URL = "static/"
 STATICFILES_DIRS = [BASE_DIR / "static"]
 STATIC_ROOT = BASE_DIR / "staticfiles"
+
+
+def static_headers(headers, path: str, url: str) -> None:
+    """Static files are never pages: nothing in them may run, nor be read as another type."""
+    headers["X-Content-Type-Options"] = "nosniff"
+    headers["Content-Security-Policy"] = "default-src 'none'"
+
+
+WHITENOISE_ADD_HEADERS_FUNCTION = static_headers
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {
@@ -175,10 +216,23 @@ STORAGES = {
     },
 }
 
-# A match file is a few kilobytes; nothing anyone sends needs more than 1 MB.
+# Every request body is refused past its limit before it is read (games.middleware.
+# BodyLimitMiddleware, 413): a match file is at most 1 MB (a 1,000-hand match takes about
+# 200 KB), an import of several files at most 3 MB and 100 files in all, and any other form
+# at most 16 KB (the largest, a new match with every house rule set, is under 2 KB). An import
+# stores at most 3,000 hands a request (about 2 s of work), so that one stranger cannot keep
+# a worker busy for long.
 MAX_UPLOAD_SIZE = 1_000_000
-DATA_UPLOAD_MAX_MEMORY_SIZE = MAX_UPLOAD_SIZE
-FILE_UPLOAD_MAX_MEMORY_SIZE = MAX_UPLOAD_SIZE
+MAX_IMPORT_SIZE = 3_000_000
+MAX_IMPORT_HANDS = 3_000
+MAX_FORM_SIZE = 16_000
+DATA_UPLOAD_MAX_MEMORY_SIZE = MAX_FORM_SIZE
+DATA_UPLOAD_MAX_NUMBER_FILES = 100
+# Files are held in memory (at most MAX_IMPORT_SIZE), never written to a temporary file.
+FILE_UPLOAD_HANDLERS = ["django.core.files.uploadhandler.MemoryFileUploadHandler"]
+FILE_UPLOAD_MAX_MEMORY_SIZE = MAX_IMPORT_SIZE
+
+CSRF_FAILURE_VIEW = "games.views.csrf_failure"  # a page in words, not Django's own
 
 SESSION_COOKIE_AGE = 60 * 60 * 24 * 90  # a card night should not end with a log-in screen
 SECURE_CONTENT_TYPE_NOSNIFF = True

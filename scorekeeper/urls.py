@@ -4,6 +4,8 @@ from django.urls import include, path
 
 from games.views import PasswordReset, mail_only
 
+handler400 = "games.views.bad_request"
+
 urlpatterns = [
     path("admin/", admin.site.urls),
     # django.contrib.auth.urls, with password reset only where the server sends mail.

@@ -17,7 +17,7 @@ import sys
 import tempfile
 import time
 import uuid
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from pathlib import Path
 
 import requests
@@ -75,16 +75,18 @@ def _free_port() -> int:
 
 
 @contextmanager
-def serve(workers: int = 4):
-    """(base URL, database URL) of gunicorn serving the app, stopped on the way out."""
-    with own_database() as database:
-        env = {**os.environ, "DATABASE_URL": database, "DEBUG": "true"}
-        subprocess.run(
-            [sys.executable, "manage.py", "migrate", "--noinput", "-v", "0"],
-            cwd=ROOT,
-            env=env,
-            check=True,
-        )
+def serve(workers: int = 4, database: str | None = None, migrate: bool = True, **variables):
+    """(base URL, database URL) of gunicorn serving the app, stopped on the way out; on its
+    own database unless given one, with these environment variables set."""
+    with nullcontext(database) if database else own_database() as database:
+        env = {**os.environ, "DATABASE_URL": database, "DEBUG": "true", **variables}
+        if migrate:
+            subprocess.run(
+                [sys.executable, "manage.py", "migrate", "--noinput", "-v", "0"],
+                cwd=ROOT,
+                env=env,
+                check=True,
+            )
         port = _free_port()
         with tempfile.TemporaryFile() as log:
             server = subprocess.Popen(

@@ -355,6 +355,34 @@ def test_a_tap_that_could_not_be_sent_is_sent_again_by_tapping_it_again(page: Pa
     expect(page.locator("#connection-problem")).to_be_hidden()
 
 
+def test_a_save_the_database_cannot_take_keeps_the_entry_and_says_so(
+    page: Page, live_server, monkeypatch
+):
+    from django.db import OperationalError
+
+    from games.models import Match
+
+    sign_up(page, live_server.url, "locked")
+    new_match(page, "Standard", ["Ann", "Bob", "Cat", "Dan"], "Dan")
+    save = Match.add_hand
+
+    def locked(*args, **kwargs):
+        raise OperationalError("database is locked")
+
+    monkeypatch.setattr(Match, "add_hand", locked)
+    enter_hand(page, "clubs", tricks={"Ann": 2, "Bob": 1, "Cat": 1})
+    expect(page.locator("#connection-problem")).to_have_text(
+        "The score keeper can't save right now; nothing was lost. Try again in a moment."
+    )
+    # Nothing moved: the entry is on the form, ready to be saved again.
+    expect(page.locator("#hand-form input[name=upcard][value=clubs]")).to_be_checked()
+    expect(told(page, "Dan")).to_have_value("1")
+    monkeypatch.setattr(Match, "add_hand", save)
+    page.get_by_role("button", name=re.compile(r"^Save hand")).click()
+    expect(page.locator("#connection-problem")).to_be_hidden()
+    assert scores(page) == {"Ann": 23, "Bob": 24, "Cat": 24, "Dan": 24}
+
+
 def test_a_hand_can_be_entered_without_javascript(browser, live_server):
     context = browser.new_context(
         java_script_enabled=False, viewport={"width": 390, "height": 844}, is_mobile=True

@@ -8,13 +8,14 @@ import subprocess
 import sys
 from datetime import timedelta
 from pathlib import Path
-from urllib.parse import urlencode
+from urllib.parse import unquote, urlencode
 
 import pytest
 from axes.models import AccessAttempt
 from django.contrib.auth import SESSION_KEY
 from django.core import mail
 from django.core.files.uploadedfile import SimpleUploadedFile
+from django.db import DatabaseError, OperationalError
 from django.templatetags.static import static
 from django.urls import reverse
 from django.utils import timezone
@@ -80,6 +81,25 @@ def test_a_server_without_its_secret_key_does_not_start():
     assert "SECRET_KEY" in result.stderr
     wsgi = run([], {"DEBUG": "False"}, code="import scorekeeper.wsgi")
     assert wsgi.returncode != 0 and "SECRET_KEY" in wsgi.stderr
+
+
+@pytest.mark.parametrize(
+    "key, rule",
+    [
+        ("k3y-" + "abcdefghij" * 4, "this one has 44 characters, 14 different"),
+        ("ab" * 40, "this one has 80 characters, 2 different"),
+        ("django-insecure-" + "abcdefghij" * 5, "not begin with 'django-insecure-'"),
+    ],
+)
+def test_a_server_with_a_weak_secret_key_does_not_start(key, rule):
+    env = {"DEBUG": "False", "SECRET_KEY": key}
+    result = run(["check"], env)
+    assert result.returncode != 0 and "games.E003" in result.stderr
+    assert "at least 50 characters long, with at least 5 different characters" in result.stderr
+    assert rule in result.stderr
+    wsgi = run([], env, code="import scorekeeper.wsgi")
+    assert wsgi.returncode != 0 and "games.E003" in wsgi.stderr
+    assert run(["check"], {"DEBUG": "true", "SECRET_KEY": key}).returncode == 0  # a laptop
 
 
 def test_a_laptop_needs_no_setup(tmp_path):
@@ -257,22 +277,79 @@ def test_static_files_get_hashed_names_and_brotli(settings, tmp_path, client):
     assert (tmp_path / "css/app.css.br").exists() and (tmp_path / "css/app.css.gz").exists()
 
 
-# --- Logging in --------------------------------------------------------------------------------
+@pytest.mark.django_db
+def test_static_files_say_what_they_are_and_run_nothing(settings, tmp_path, client):
+    from django.core.management import call_command
+
+    settings.STATIC_ROOT = tmp_path
+    settings.STORAGES = {
+        **settings.STORAGES,
+        "staticfiles": {"BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage"},
+    }
+    call_command("collectstatic", "--noinput", verbosity=0)
+    for name in ("css/app.css", "js/app.js", "icon.svg"):
+        response = client.get(static(name))
+        assert response.status_code == 200, name
+        assert response["X-Content-Type-Options"] == "nosniff"
+        assert response["Content-Security-Policy"] == "default-src 'none'"
 
 
-def log_in(client, password, username="ann"):
-    return client.post(reverse("login"), {"username": username, "password": password})
+# --- The health URL ----------------------------------------------------------------------------
 
 
 @pytest.mark.django_db
-def test_ten_wrong_passwords_lock_the_account_for_15_minutes(client, user):
+def test_the_health_url_says_ok_while_the_database_answers(client, settings):
+    settings.ALLOWED_HOSTS = ["cards.example.org"]
+    settings.SECURE_SSL_REDIRECT = True
+    # A monitor asks over plain HTTP, by the server's own address, with no login.
+    response = client.get("/healthz", HTTP_HOST="127.0.0.1:8000")
+    assert response.status_code == 200 and response.content == b"ok\n"
+    assert response["Content-Type"] == "text/plain; charset=utf-8"
+    assert response["Cache-Control"] == "no-store"
+    assert client.get("/accounts/login/", HTTP_HOST="127.0.0.1:8000").status_code == 400
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    "error", [OperationalError("unable to open database file"), DatabaseError("malformed")]
+)
+def test_the_health_url_answers_503_when_the_database_does_not(client, monkeypatch, error):
+    from django.db.models.query import QuerySet
+
+    def broken(self):
+        raise error
+
+    monkeypatch.setattr(QuerySet, "exists", broken)
+    response = client.get("/healthz")
+    assert response.status_code == 503 and response.content == b"database unreachable\n"
+
+
+# --- Logging in --------------------------------------------------------------------------------
+
+
+def log_in(client, password, username="ann", address="127.0.0.1", path=None, **headers):
+    data = {"username": username, "password": password}
+    return client.post(path or reverse("login"), data, REMOTE_ADDR=address, **headers)
+
+
+LOCKED_HERE = (
+    "Too many wrong passwords for this account from this address: it is locked here for "
+    "15 minutes. Until then even the right password is refused from here."
+)
+ADDRESS_LOCKED = (
+    "Too many wrong passwords from this address: log-ins from it are refused for 15 minutes."
+)
+
+
+@pytest.mark.django_db
+def test_ten_wrong_passwords_lock_the_account_from_that_address_for_15_minutes(client, user):
     for _ in range(9):
         assert log_in(client, "wrong").status_code == 200
     assert log_in(client, "wrong").status_code == 429  # the tenth
     refused = log_in(client, PASSWORD)
     assert refused.status_code == 429 and SESSION_KEY not in client.session
     html = refused.content.decode()
-    assert "Too many wrong passwords for this account: it is locked for 15 minutes." in html
+    assert LOCKED_HERE in html
     assert '<form method="post" action="/accounts/login/"' in html  # still the log-in page
     # Once the cool-off is over, the right password works again.
     AccessAttempt.objects.update(attempt_time=timezone.now() - timedelta(minutes=16))
@@ -292,6 +369,169 @@ def test_the_lock_is_per_account_not_per_table(client, user, other_user):
         log_in(client, "wrong")
     # Eve is at the same table, behind the same address.
     assert log_in(client, PASSWORD, "eve").status_code == 302
+
+
+@pytest.mark.django_db
+def test_a_stranger_elsewhere_cannot_lock_a_member_out(client, user):
+    for _ in range(20):
+        log_in(client, "wrong", address="203.0.113.9")
+    assert LOCKED_HERE in log_in(client, PASSWORD, address="203.0.113.9").content.decode()
+    assert log_in(client, PASSWORD, address="198.51.100.7").status_code == 302
+
+
+@pytest.mark.django_db
+def test_thirty_wrong_passwords_from_one_address_lock_every_log_in_from_it(client, user):
+    stranger = "203.0.113.9"
+    answers = [log_in(client, "123456", f"member{i}", stranger).status_code for i in range(30)]
+    assert answers == [200] * 29 + [429]  # the thirtieth, whatever the usernames
+    refused = log_in(client, PASSWORD, address=stranger)
+    assert refused.status_code == 429 and ADDRESS_LOCKED in refused.content.decode()
+    assert SESSION_KEY not in client.session
+    # The table next door is not that address, and the lock wears off.
+    assert log_in(client, PASSWORD, address="198.51.100.7").status_code == 302
+    client.logout()
+    AccessAttempt.objects.update(attempt_time=timezone.now() - timedelta(minutes=16))
+    assert log_in(client, PASSWORD, address=stranger).status_code == 302
+
+
+@pytest.mark.django_db
+def test_the_admin_log_in_is_locked_the_same_way(client, django_user_model):
+    django_user_model.objects.create_superuser("boss", password=PASSWORD)
+    admin = reverse("admin:login")
+    for _ in range(10):
+        assert log_in(client, "wrong", "boss", "203.0.113.9", admin).status_code in (200, 429)
+    refused = log_in(client, PASSWORD, "boss", "203.0.113.9", admin)
+    assert refused.status_code == 429 and LOCKED_HERE in refused.content.decode()
+    assert log_in(client, PASSWORD, "boss", "198.51.100.7", admin).status_code == 302
+    assert client.get("/admin/").status_code == 200
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    "path, words",
+    [
+        ("/accounts/login/", "Please enter a correct username and password."),
+        ("/admin/login/", "Please enter the correct username and password for a staff account."),
+    ],
+)
+def test_a_username_longer_than_any_is_refused_in_words(client, user, path, words):
+    # Longer than axes' column (PostgreSQL refused to store it: a 500).
+    response = log_in(client, PASSWORD, "ann" + "x" * 300, path=path)
+    assert response.status_code == 200 and words in response.content.decode()
+    [attempt] = AccessAttempt.objects.all()
+    assert attempt.username == ("ann" + "x" * 300)[:255]
+
+
+@pytest.mark.django_db
+def test_behind_trusted_proxies_the_address_is_the_one_the_proxy_saw(client, user, settings):
+    # Without TRUSTED_PROXIES the header is the client's own writing, and is ignored.
+    for i in range(10):
+        log_in(client, "wrong", HTTP_X_FORWARDED_FOR=f"198.51.100.{i}")
+    assert log_in(client, PASSWORD, HTTP_X_FORWARDED_FOR="192.0.2.1").status_code == 429
+    AccessAttempt.objects.all().delete()
+    # Behind one proxy (the README's Caddy or nginx), the last address it added counts.
+    settings.TRUSTED_PROXIES = 1
+    for _ in range(10):
+        log_in(client, "wrong", HTTP_X_FORWARDED_FOR="6.6.6.6, 203.0.113.9")
+    assert AccessAttempt.objects.get().ip_address == "203.0.113.9"
+    assert log_in(client, PASSWORD, HTTP_X_FORWARDED_FOR="203.0.113.9").status_code == 429
+    assert log_in(client, PASSWORD, HTTP_X_FORWARDED_FOR="198.51.100.7").status_code == 302
+
+
+@pytest.mark.parametrize(
+    "proxies, forwarded, remote, address",
+    [
+        (0, "", "203.0.113.9", "203.0.113.9"),
+        (0, "198.51.100.7", "203.0.113.9", "203.0.113.9"),
+        (1, "198.51.100.7", "127.0.0.1", "198.51.100.7"),
+        (1, "10.0.0.1, 198.51.100.7", "127.0.0.1", "198.51.100.7"),
+        (2, "10.0.0.1, 198.51.100.7, 192.0.2.5", "127.0.0.1", "198.51.100.7"),
+        (2, "192.0.2.5", "127.0.0.1", "192.0.2.5"),  # fewer hops than proxies: the first
+        (1, "", "127.0.0.1", "127.0.0.1"),
+        (1, "not-an-address", "127.0.0.1", None),
+        (0, "", "2001:db8:1:2:3:4:5:6", "2001:db8:1:2::"),  # an IPv6 address is its /64
+    ],
+)
+def test_the_client_address(rf, settings, proxies, forwarded, remote, address):
+    from games.throttles import client_address
+
+    settings.TRUSTED_PROXIES = proxies
+    request = rf.get("/", REMOTE_ADDR=remote, HTTP_X_FORWARDED_FOR=forwarded)
+    assert client_address(request) == address
+
+
+SIGNUP = {"password1": PASSWORD, "password2": PASSWORD}
+TOO_MANY_SIGNUPS = "Too many new accounts from this address in the last hour."
+
+
+@pytest.mark.django_db
+def test_ten_sign_ups_an_hour_from_one_address(client, django_user_model):
+    from games.models import Attempt
+
+    def sign_up(username, address="203.0.113.9"):
+        data = {"username": username, **SIGNUP}
+        return client.post(url("signup"), data, REMOTE_ADDR=address)
+
+    for i in range(10):
+        assert sign_up(f"player{i}").status_code == 302
+    refused = sign_up("eleven")
+    html = refused.content.decode()
+    assert refused.status_code == 429 and TOO_MANY_SIGNUPS in html
+    assert 'value="eleven"' in html  # the form, as it was filled in
+    assert not django_user_model.objects.filter(username="eleven").exists()
+    assert sign_up("next-door", "192.0.2.1").status_code == 302
+    Attempt.objects.update(at=timezone.now() - timedelta(minutes=61))
+    assert sign_up("eleven").status_code == 302
+
+
+@pytest.mark.django_db
+def test_a_sign_up_refused_for_its_form_is_not_counted(client):
+    from games.models import Attempt
+
+    for _ in range(12):
+        data = {"username": "x", "password1": PASSWORD, "password2": "other"}
+        assert client.post(url("signup"), data).status_code == 200
+    assert not Attempt.objects.exists()
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("password", ["cardtable42", "cardtable43", "CARDTABLE42"])
+def test_a_password_like_the_username_is_refused(client, django_user_model, password):
+    data = {"username": "cardtable42", "password1": password, "password2": password}
+    html = client.post(url("signup"), data).content.decode()
+    assert "The password is too similar to the username." in html
+    assert not django_user_model.objects.exists()
+
+
+TOO_MANY_RESETS = "Too many reset mails asked for in the last hour"
+
+
+@pytest.mark.django_db
+def test_reset_mails_are_limited_per_account_and_per_address(client, user, settings):
+    from games.models import Attempt
+
+    settings.EMAIL_HOST = "mail.example.org"
+    settings.ALLOWED_HOSTS = ["testserver"]
+    user.email = "ann@example.org"
+    user.save()
+
+    def reset(email, address):
+        return client.post(reverse("password_reset"), {"email": email}, REMOTE_ADDR=address)
+
+    # Three a hour for one account, from anywhere.
+    for address in ("192.0.2.1", "192.0.2.2", "192.0.2.3"):
+        assert reset("ann@example.org", address).status_code == 302
+    refused = reset("ANN@example.org", "192.0.2.4")
+    assert refused.status_code == 429 and TOO_MANY_RESETS in refused.content.decode()
+    assert len(mail.outbox) == 3
+    # Five an hour from one address, whichever the accounts.
+    for i in range(4):
+        assert reset(f"someone{i}@example.org", "203.0.113.9").status_code == 302
+    assert reset("ann@example.org", "203.0.113.9").status_code == 429  # the account's limit
+    assert reset("nobody@example.org", "203.0.113.9").status_code == 429  # the address's
+    Attempt.objects.update(at=timezone.now() - timedelta(minutes=61))
+    assert reset("ann@example.org", "203.0.113.9").status_code == 302
+    assert len(mail.outbox) == 4
 
 
 @pytest.mark.django_db
@@ -410,6 +650,169 @@ def test_with_mail_a_player_can_give_an_email_address(client_in, user, settings)
 # --- Limits ------------------------------------------------------------------------------------
 
 
+TOO_LARGE_FORM = "That is more than any form of the score keeper sends (at most 16 KB)."
+TOO_LARGE_IMPORT = "That is more than one import takes: up to 100 files and 3,000 hands at once"
+
+
+def claimed(client, path, length, body=b"x", **extra):
+    """A POST whose Content-Length claims `length` bytes, with only `body` behind it: the test
+    client's payload raises if anything tries to read past it."""
+    return client.generic(
+        "POST",
+        path,
+        body,
+        content_type="application/x-www-form-urlencoded",
+        CONTENT_LENGTH=str(length),
+        **extra,
+    )
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    "path", ["/accounts/login/", "/signup/", "/admin/login/", "/matches/1/hands/", "/nowhere/"]
+)
+def test_a_body_over_the_limit_is_refused_before_it_is_read(client, path):
+    response = claimed(client, path, 300_000_000)
+    assert response.status_code == 413
+    assert TOO_LARGE_FORM in response.content.decode()
+    assert not AccessAttempt.objects.exists()  # no log-in was tried
+    assert "default-src" in response["Content-Security-Policy"]  # a page like any other
+
+
+@pytest.mark.django_db
+def test_an_import_may_be_larger_than_a_form_but_not_without_end(client_in):
+    path = url("match_import")
+    response = claimed(client_in, path, 3_000_001)
+    html = response.content.decode()
+    assert response.status_code == 413 and TOO_LARGE_IMPORT in html
+    assert "3 MB in all and 1 MB a file. Nothing was imported" in html
+    # Under the limit, the import reads the files (two of them here, 2 MB).
+    big = json.dumps(EXAMPLE) + " " * 900_000
+    files = [SimpleUploadedFile(f"{i}.json", big.encode()) for i in range(2)]
+    page = client_in.post(path, {"file": files}, follow=True).content.decode()
+    assert "2 matches imported." in page and Match.objects.count() == 2
+
+
+@pytest.mark.django_db
+def test_every_form_fits_its_limit(client, client_in, user):
+    """The largest real form, a new match with every house rule set, is far from 16 KB."""
+    from games import rules
+
+    data = {**NEW_MATCH, **{f"rule_{name}": "1" for name in rules.OPTION_NAMES}}
+    body = urlencode(data).encode()
+    assert len(body) < 2_000
+    padded = {**data, "seat_0": "A" * 40, "currency": "X" * 16}
+    assert client_in.post(url("match_create"), padded).status_code == 200
+    exact = b"a=" + b"1" * (16_000 - 2)
+    assert claimed(client, reverse("login"), len(exact), exact).status_code == 200
+    over = exact + b"1"
+    assert claimed(client, reverse("login"), len(over), over).status_code == 413
+
+
+@pytest.mark.django_db
+def test_a_chunked_body_is_read_up_to_the_limit_only(client, user):
+    """Sent in chunks, a body has no Content-Length: it is read (by gunicorn's dechunking
+    wsgi.input) until the limit, and refused past it; under it, it is the form as sent."""
+    import io
+
+    def chunked(body: io.BytesIO):
+        environ = {"wsgi.input": body, "HTTP_TRANSFER_ENCODING": "chunked"}
+        environ["CONTENT_TYPE"] = "application/x-www-form-urlencoded"
+        return client.generic("POST", reverse("login"), **environ)
+
+    over = io.BytesIO(b"a=" + b"1" * 100_000)
+    response = chunked(over)
+    assert response.status_code == 413 and TOO_LARGE_FORM in response.content.decode()
+    assert over.tell() == 16_001  # read up to the limit, and not a byte further
+    login = urlencode({"username": "ann", "password": PASSWORD}).encode()
+    assert chunked(io.BytesIO(login)).status_code == 302 and SESSION_KEY in client.session
+
+
+UTF8_ONLY = "The score keeper reads forms sent in UTF-8 only, as browsers send them."
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("path", ["/accounts/login/", "/signup/", "/admin/login/"])
+@pytest.mark.parametrize(
+    "content_type, body",
+    [
+        ("application/x-www-form-urlencoded; charset=utf-7", b"username=+AGEAbgBu-&password=x"),
+        ("multipart/form-data; boundary=xx; charset=utf-7", b"--xx--\r\n"),
+        ("text/plain; charset=utf-7", b"+AGEAYgBj-"),
+        ("application/x-www-form-urlencoded; charset=utf-16", "username=ann".encode("utf-16")),
+        ("application/x-www-form-urlencoded; charset=no-such-charset", b"username=ann"),
+    ],
+)
+def test_a_body_in_another_charset_than_utf8_is_refused_in_words(path, content_type, body):
+    from django.test import Client
+
+    client = Client(enforce_csrf_checks=True, raise_request_exception=False)
+    response = client.generic("POST", path, body, content_type=content_type)
+    assert response.status_code == 400 and UTF8_ONLY in response.content.decode()
+
+
+@pytest.mark.django_db
+def test_a_form_without_its_csrf_cookie_is_refused_in_words(user):
+    from django.test import Client
+
+    client = Client(enforce_csrf_checks=True)
+    response = client.post(reverse("login"), {"username": "ann", "password": PASSWORD})
+    html = response.content.decode()
+    assert response.status_code == 403
+    assert "This page was open too long, or its cookie is gone, so nothing was saved." in html
+    assert SESSION_KEY not in client.session
+
+
+@pytest.mark.django_db
+def test_a_body_in_utf8_is_read(client, user):
+    for charset in ("utf-8", "UTF-8"):
+        body = urlencode({"username": "ann", "password": PASSWORD}).encode()
+        content_type = f"application/x-www-form-urlencoded; charset={charset}"
+        response = client.generic("POST", reverse("login"), body, content_type=content_type)
+        assert response.status_code == 302, charset
+        client.logout()
+
+
+@pytest.mark.django_db
+def test_too_many_files_at_once_are_refused_in_words(client_in):
+    files = [SimpleUploadedFile(f"{i}.json", b"{}") for i in range(101)]
+    response = client_in.post(url("match_import"), {"file": files})
+    html = response.content.decode()
+    assert response.status_code == 400
+    assert "One import takes at most 100 files. Nothing was imported" in html
+    assert not Match.objects.exists()
+
+
+def long_match(hands: int, start: str) -> dict:
+    """A match file of `hands` turned clubs, on a table whose scores never reach zero."""
+    club = {"upcard": "clubs", "tricks": {"Ann": 2, "Bob": 1, "Cat": 1, "Dan": 1}}
+    return {
+        **EXAMPLE,
+        "played_at": start,
+        "rules": {"preset": "standard", "starting_score": 1_000_000},
+        "hands": [club] * hands,
+    }
+
+
+@pytest.mark.django_db
+def test_an_import_stores_at_most_3000_hands_and_says_so(client_in):
+    sizes = [1000, 1000, 600, 1000, 5]
+    docs = [long_match(n, f"2024-03-0{i + 1}T19:00:00-06:00") for i, n in enumerate(sizes)]
+    files = [SimpleUploadedFile(f"m{i}.json", json.dumps(d).encode()) for i, d in enumerate(docs)]
+    page = client_in.post(url("match_import"), {"file": files}, follow=True).content.decode()
+    assert "3 matches imported." in page
+    # The file that would take it past 3,000, and the ones after it, wait.
+    for name in ("m3.json", "m4.json"):
+        assert f"{name}: Nothing was imported. One import takes at most 3,000 hands" in page
+    assert Match.objects.count() == 3 and Hand.objects.count() == 2600
+    again = [SimpleUploadedFile(f"m{i}.json", json.dumps(docs[i]).encode()) for i in (3, 4)]
+    client_in.post(url("match_import"), {"file": again})
+    assert Match.objects.count() == 5 and Hand.objects.count() == 3605
+    # The import form says what one import takes.
+    listed = client_in.get(url("match_list")).content.decode()
+    assert "One import takes up to 100 files and 3,000 hands at once, 3 MB in all" in listed
+
+
 @pytest.mark.django_db
 def test_an_import_over_1_mb_is_refused_in_words(client_in):
     padded = json.dumps(EXAMPLE) + " " * 1_000_001
@@ -466,6 +869,71 @@ def test_any_page_number_shows_a_page(client_in, user, page):
     make_match(user)
     response = client_in.get(url("match_list"), {"page": page})
     assert response.status_code == 200 and "Ann 25" in response.content.decode()
+
+
+CANT_SAVE = "The score keeper can't save right now; nothing was lost. Try again in a moment."
+CANT_SAVE_HTML = CANT_SAVE.replace("'", "&#x27;")
+
+
+def database_trouble(monkeypatch, model, method, trouble="database is locked"):
+    def refuse(*args, **kwargs):
+        raise OperationalError(trouble)
+
+    monkeypatch.setattr(model, method, refuse)
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("trouble", ["database is locked", "database or disk is full"])
+def test_a_hand_the_database_cannot_take_is_answered_503_with_the_entry_kept(
+    client_in, user, monkeypatch, trouble
+):
+    match = make_match(user)
+    database_trouble(monkeypatch, Match, "add_hand", trouble)
+    entry = {**GOOD_HAND, "number": "1", "version": str(match.version)}
+    plain = client_in.post(url("hand_create", match.pk), entry)
+    html = plain.content.decode()
+    assert plain.status_code == 503 and CANT_SAVE_HTML in html
+    assert plain["Retry-After"] == "5"
+    # The hand form is on screen with the entry, ready to be saved again.
+    assert re.search(r'name="upcard" value="clubs"[^>]*checked', html)
+    assert re.search(r'name="t0" value="2"[^>]*checked', html)
+    # htmx leaves the page as it is (a 503 is not swapped in) and shows the words.
+    htmx = client_in.post(url("hand_create", match.pk), entry, HTTP_HX_REQUEST="true")
+    assert htmx.status_code == 503 and unquote(htmx["X-Problem"]) == CANT_SAVE
+    assert not Hand.objects.exists()
+
+
+@pytest.mark.django_db
+def test_an_edit_the_database_cannot_take_is_answered_503_with_the_change_kept(
+    client_in, user, monkeypatch
+):
+    match = make_match(user, hands=[CLUB])
+    database_trouble(monkeypatch, Match, "change_hand")
+    change = {**GOOD_HAND, "number": "1", "t0": "1", "t1": "2", "version": str(match.version)}
+    response = client_in.post(url("hand_edit", match.pk, 1), change)
+    html = response.content.decode()
+    assert response.status_code == 503 and CANT_SAVE_HTML in html
+    assert re.search(r'name="t1" value="2"[^>]*checked', html)
+    assert Match.objects.get().game_hands() == [CLUB]
+
+
+@pytest.mark.django_db
+def test_any_write_the_database_cannot_take_is_answered_503_in_words(client_in, monkeypatch):
+    database_trouble(monkeypatch, Match, "create", "database or disk is full")
+    response = client_in.post(url("match_create"), NEW_MATCH)
+    assert response.status_code == 503 and CANT_SAVE_HTML in response.content.decode()
+    assert "default-src" in response["Content-Security-Policy"]  # a page like any other
+    assert not Match.objects.exists()
+
+
+@pytest.mark.django_db
+def test_a_page_the_database_cannot_read_is_answered_503_in_words(client_in, user, monkeypatch):
+    match = make_match(user)
+    database_trouble(monkeypatch, Match, "replay_latest", "database disk image is malformed")
+    response = client_in.get(match.get_absolute_url())
+    html = response.content.decode()
+    assert response.status_code == 503
+    assert "The score keeper can&#x27;t reach its records right now. Try again" in html
 
 
 # --- No input makes a page fail ----------------------------------------------------------------

@@ -1,7 +1,10 @@
 """Pages: full page vs htmx fragment, ownership, invalid input, idempotent saves, query counts."""
 
+import csv
+import io
 import json
 import re
+from decimal import Decimal
 
 import pytest
 from django.conf import settings as django_settings
@@ -1424,6 +1427,62 @@ def test_nobody_sees_or_changes_another_users_night_or_player(client, user, othe
     ):
         assert client.post(url(name, args), data).status_code == 404, name
     assert Player.objects.get(pk=bob.pk).name == "Bob" and Match.objects.get().night == night
+
+
+FORMULAS = {
+    "Ann": '=HYPERLINK("http://e.vil","Ann")',
+    "Cat": "@SUM(A1)",
+    "Dan": "-2+3",
+    "Bob": "+Bob",
+}
+
+
+def csv_rows(response) -> list[list[str]]:
+    return list(csv.reader(io.StringIO(response.content.decode())))
+
+
+def test_a_csv_cell_that_starts_like_a_formula_reaches_the_spreadsheet_as_text(client_in, user):
+    night, _ = night_of([BOB_SWEEPS])
+    for old, new in FORMULAS.items():
+        Player.objects.get(name=old).rename(new)
+    rows = csv_rows(client_in.get(url("night_csv", night.pk)))
+    nets = {row[2]: row[4] for row in rows if row[1] == "net"}
+    assert nets == {
+        "'+Bob": "10.50",
+        '\'=HYPERLINK("http://e.vil","Ann")': "-3.50",  # the amount stays a number
+        "'@SUM(A1)": "-3.50",
+        "'-2+3": "-3.50",
+    }
+    assert ["USD", "pays", "'-2+3", "'+Bob", "3.50", "no"] in rows
+    bob = Player.objects.get(name="+Bob")
+    [_, row] = csv_rows(client_in.get(url("player_csv", bob.pk)))
+    assert row[2] == '\'=HYPERLINK("http://e.vil","Ann"); +Bob; @SUM(A1); -2+3'
+    assert row[8:] == ["'+Bob", "10.50", "USD"]
+    ann = Player.objects.get(name=FORMULAS["Ann"])
+    [_, row] = csv_rows(client_in.get(url("player_csv", ann.pk)))
+    assert row[9] == "-3.50"
+
+
+@pytest.mark.parametrize(
+    "cell, safe",
+    [
+        ("=1+1", "'=1+1"),
+        ("+1", "'+1"),
+        ("-1", "'-1"),
+        ("@A1", "'@A1"),
+        ("\tx", "'\tx"),
+        ("\rx", "'\rx"),
+        ("Ann", "Ann"),
+        ("a=b", "a=b"),
+        ("", ""),
+        (Decimal("-3.00"), Decimal("-3.00")),
+        (-3, -3),
+    ],
+)
+def test_only_text_that_starts_like_a_formula_is_neutralised(cell, safe):
+    from games.record_views import spreadsheet_safe
+
+    assert spreadsheet_safe(cell) == safe
 
 
 # --- Players --------------------------------------------------------------------------------

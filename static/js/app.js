@@ -188,9 +188,12 @@ document.addEventListener("htmx:sendError", (event) => {
   unsent = true;
   showProblem("Couldn't reach the score keeper. Nothing was lost: check the Wi-Fi and tap again.");
 });
-document.addEventListener("htmx:responseError", () => {
+document.addEventListener("htmx:responseError", (event) => {
   unsent = true;
-  showProblem("Something went wrong on the score keeper. Nothing was lost: tap again.");
+  // A refusal in words (a full disk, too many tries …) says what happened; htmx does not swap
+  // it in, so what was entered stays on the page.
+  const words = event.detail.xhr.getResponseHeader("X-Problem");
+  showProblem(words ? decodeURIComponent(words) : "Something went wrong on the score keeper. Nothing was lost: tap again.");
 });
 document.addEventListener("htmx:afterRequest", (event) => {
   if (!event.detail.successful) return;
