@@ -266,11 +266,11 @@ def _stat_rows(stats: dict, money_by_currency: dict[str, int]) -> list[tuple[str
     ]
     for currency, cents in money_by_currency.items():
         rows.append(
-            (f"Net money ({currency})", ("+" if cents > 0 else "") + money(cents, currency))
+            (f"Net money ({currency})", words.signed_money(cents, currency))
         )
     rows += [
-        ("Hands dealt in", str(s["dealt_in"])),
-        ("Stayed in", f"{s['stayed_in']}"),
+        ("Hands played (redeals not counted)", str(s["dealt_in"])),
+        ("Of those, hands they stayed in", f"{s['stayed_in']}"),
         ("Stayed-in rate", _percent(s["stayed_by_choice"], s["could_drop"])),
         ("Made trump", str(s["made_trump"])),
         ("Made rate", _percent(s["made"], s["made_trump"])),

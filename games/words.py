@@ -20,6 +20,16 @@ def money(cents: int, currency: str = "USD") -> str:
     return f"{sign}{symbol}{amount}" if symbol else f"{sign}{amount} {currency}"
 
 
+def signed_money(cents: int, currency: str = "USD") -> str:
+    """Money won or lost: "+$1.70", "−$0.40", "$0.00"."""
+    return ("+" if cents > 0 else "") + money(cents, currency)
+
+
+def gain_or_loss(n: int) -> str:
+    """The class that colours an amount won or lost."""
+    return "gain" if n > 0 else "loss" if n < 0 else ""
+
+
 def clock(t) -> str:
     """A local time as the app says it everywhere: "8:40 p.m." (as Django's "g:i a")."""
     return f"{t.hour % 12 or 12}:{t:%M} {'a.m.' if t.hour < 12 else 'p.m.'}"

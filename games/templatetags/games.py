@@ -6,7 +6,7 @@ from django.conf import settings
 from games import rules
 from games.charts import number
 from games.checks import password_reset_on
-from games.words import SUIT_SYMBOLS, money
+from games.words import SUIT_SYMBOLS, gain_or_loss, money, signed_money
 
 register = template.Library()
 
@@ -76,6 +76,8 @@ def _option_words(name: str, value) -> str:
 
 
 register.filter("money", money)  # "$1.70", "−$0.40"
+register.filter("signed_money", signed_money)  # "+$1.70", "−$0.40"
+register.filter("gain_or_loss", gain_or_loss)
 
 
 def stakes_text(stakes: rules.Stakes) -> str:
