@@ -228,9 +228,12 @@ class HandForm(WriteForm):
     """One hand. It asks what the engine's HandShape asks for the answers so far, and shows
     what the engine says of them; it knows no rule of its own.
 
-    While the hand is being filled in (`checking`), an answer to a question no longer asked
-    (a maker tapped before a turned club) is forgotten; a Save sends exactly what it holds
-    to the engine, which refuses what does not fit.
+    While the hand is being filled in (`checking`), the form is drawn again from the answers:
+    an answer to a question no longer asked (a maker tapped before a turned club) is
+    forgotten, a dropped player's row of tricks goes, and the rows the others fix are filled
+    in, all of it on the page the player then sees. A Save sends exactly what it holds to the
+    engine, which refuses what does not fit: it fills in nothing, so nothing is stored that
+    the player did not see.
     """
 
     upcard = forms.ChoiceField(label="Upcard", choices=Suit.choices, widget=forms.RadioSelect)
@@ -321,9 +324,9 @@ class HandForm(WriteForm):
         trump = self._raw("trump")
         return trump if trump in rules.SUITS else self.shape.default_trump
 
-    def _dropped(self) -> list[str]:
+    def _dropped(self) -> tuple[str, ...]:
         values = self._raw_list("dropped")
-        return [p for p in self.state.players if p in values]
+        return tuple(p for p in self.state.players if p in values)
 
     def _tricks(self, i: int) -> int | None:
         try:
@@ -343,11 +346,17 @@ class HandForm(WriteForm):
         if shape is None:
             return
         dropped = self._dropped()
-        playing = [p for p in self.state.players if p not in dropped]
+        counts = {p: self._tricks(i) for i, p in enumerate(self.state.players)}
         told = {}
         if self.asks(rules.ASK_TRICKS):
-            seat = {p: i for i, p in enumerate(self.state.players)}
-            told = shape.fill_in({p: self._tricks(seat[p]) for p in playing})
+            told = {p: n for p, n in counts.items() if p not in dropped}
+        if self.checking:
+            # The page that answers a check shows what the others fix: the player sees it.
+            told = shape.fill_in(told) if told else {}
+        else:
+            # A Save (and the page that refuses it) holds every count it was sent, a dropped
+            # player's too, and guesses none.
+            told = {p: n for p, n in counts.items() if p in told or n is not None}
         for i, p in enumerate(self.state.players):
             yield {
                 "seat": i,
@@ -359,6 +368,11 @@ class HandForm(WriteForm):
                 "must_play": shape.must_play.get(p),
                 "score": self.state.scores[p],
             }
+
+    def _sent_tricks(self) -> dict:
+        """The tricks the form gives the engine: those its rows hold."""
+        rows = self.players()
+        return {r["name"]: r["tricks"] for r in rows if r["plays"] and r["tricks"] is not None}
 
     def tricks_told(self) -> dict:
         """How far the tricks have been given: how many are left, and who has none yet."""
@@ -377,7 +391,10 @@ class HandForm(WriteForm):
         if self.errors or shape is None:
             return data
         if shape.redeal:
-            return self._score(data, rules.Hand(data["upcard"], passed=True))
+            hand = rules.Hand(
+                data["upcard"], passed=True, dropped=self._dropped(), tricks=self._sent_tricks()
+            )
+            return self._score(data, hand)
         # The next question not yet answered, in the order the engine asks them.
         if self.asks(rules.ASK_MAKER) and shape.maker is None and not shape.passed:
             self.add_error("maker", "Who made trump? Tap their name, or All pass.")
@@ -385,28 +402,19 @@ class HandForm(WriteForm):
         if self.asks(rules.ASK_BID) and data.get("bid") is None:
             self.add_error("bid", f"How many tricks did {shape.maker} bid?")
             return data
-        told = self.tricks_told()
-        if told["blank"] and told["left"] < 0:
-            given = shape.tricks - told["left"]
-            self.add_error(None, f"That is {given} tricks already; a hand has {shape.tricks}.")
-            return data
-        if told["blank"]:
-            self.add_error(None, f"Tap how many tricks {rules.join_names(told['blank'])} took.")
-            return data
         if shape.passed:
             trump = rules.NO_TRUMP
         elif self.asks(rules.ASK_TRUMP):
             trump = data.get("trump") or shape.default_trump
         else:
             trump = None  # the rules give it (a turned automatic suit)
-        rows = self.players()
         hand = rules.Hand(
             upcard=data["upcard"],
             trump=trump,
             maker=self._seat_name(data.get("maker")),
             bid=data.get("bid"),
-            dropped=tuple(r["name"] for r in rows if r["dropped"]),
-            tricks={r["name"]: r["tricks"] for r in rows if r["plays"]},
+            dropped=self._dropped(),
+            tricks=self._sent_tricks(),
         )
         return self._score(data, hand)
 
@@ -415,10 +423,22 @@ class HandForm(WriteForm):
             _, self.result = rules.play(self.state, hand)
         except rules.RuleError as e:
             field = e.field if e.field in ("upcard", "maker", "trump", "bid", "dropped") else None
-            self.add_error(field, e.message)
+            self.add_error(field, self._words_for_blanks(e) or e.message)
             return data
         self.hand = hand
         return data
+
+    def _words_for_blanks(self, error: rules.RuleError) -> str | None:
+        """Rows of tricks left empty, asked for as taps. The engine finds them in its own
+        order (the trump and the drops first, as a table answers), so a check and a Save
+        say the same; its words, "missing from the hand", are the match file's."""
+        told = self.tricks_told() if self.asks(rules.ASK_TRICKS) else None
+        if not (told and told["blank"] and (error.code, error.field) == ("seat_count", "tricks")):
+            return None
+        tricks = self.shape.tricks
+        if told["left"] < 0:
+            return f"That is {tricks - told['left']} tricks already; a hand has {tricks}."
+        return f"Tap how many tricks {rules.join_names(told['blank'])} took."
 
     def preview(self) -> list[dict]:
         """Each player's change of score if this (valid) hand is saved, and why."""

@@ -384,7 +384,8 @@ class HandShape:
         """The tricks of the players who played, None where not yet known, filled in where
         the others fix them: the last one takes what is left, and once every trick is told
         the rest took none. A maker everyone else left alone takes every trick (§3), whatever
-        was told before."""
+        was told before. Only for a page to show: a row filled in here is stored only once
+        the player has seen it and saved it."""
         if len(tricks) == 1:
             return dict.fromkeys(tricks, self.tricks)
         unknown = [p for p, n in tricks.items() if n is None]
@@ -399,6 +400,10 @@ class HandShape:
 def join_names(names) -> str:
     names = list(names)
     return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+
+
+def _is(names) -> str:
+    return "is" if len(names) == 1 else "are"
 
 
 @dataclass(frozen=True)
@@ -531,16 +536,18 @@ def _check(state: MatchState, hand: Hand) -> HandShape:
     named += list(hand.dropped) + list(hand.tricks)
     strangers = [n for n in dict.fromkeys(named) if n not in players]
     if strangers:
-        verb = "is" if len(strangers) == 1 else "are"
         raise RuleError(
-            "unknown_player", f"{join_names(strangers)} {verb} not at this table.", "tricks"
+            "unknown_player",
+            f"{join_names(strangers)} {_is(strangers)} not at this table.",
+            "tricks",
         )
     listed = list(hand.dropped) + list(hand.tricks)
-    twice = [p for p in players if listed.count(p) > 1]
+    twice = [p for p in players if hand.dropped.count(p) > 1]
     if twice:
         raise RuleError(
             "seat_count",
-            f"{join_names(twice)} is listed twice; each player either drops out or plays.",
+            f"{join_names(twice)} {_is(twice)} listed twice; each player either drops out "
+            "or plays.",
             "dropped",
         )
     shape = state.shape(hand.upcard, hand.maker, hand.passed or hand.trump == NO_TRUMP)
@@ -558,26 +565,14 @@ def _check(state: MatchState, hand: Hand) -> HandShape:
                 "not redealt.",
                 "trump",
             )
-        return shape
-    missing = [p for p in players if p not in listed]
-    if missing:
-        raise RuleError(
-            "seat_count",
-            f"{join_names(missing)} is missing from the hand: say whether they dropped out or "
-            "how many tricks they took."
-            if len(missing) == 1
-            else f"{join_names(missing)} are missing from the hand: say whether each dropped out "
-            "or how many tricks they took.",
-            "tricks",
-        )
-    for p, n in hand.tricks.items():
-        if not _is_tricks(n):
+        if hand.dropped or hand.tricks:
             raise RuleError(
-                "bad_tricks",
-                f"{p}'s tricks must be a whole number from 0 to {TRICKS}, not {n!r}.",
+                "bad_pass",
+                "Everybody passed and the cards are dealt again, so nobody dropped out or "
+                "took a trick.",
                 "tricks",
             )
-
+        return shape
     # Trump and maker (§2).
     if shape.automatic:
         if hand.trump is not None and hand.trump != shape.trump:
@@ -663,6 +658,33 @@ def _check(state: MatchState, hand: Hand) -> HandShape:
                 f"{p} is at {state.scores[p]}, and at {r.no_drop_at_or_below} or below "
                 f"a player can't drop out.",
                 "dropped",
+            )
+    crossed = [p for p in players if p in hand.dropped and p in hand.tricks]
+    if crossed:
+        raise RuleError(
+            "seat_count",
+            f"{join_names(crossed)} {_is(crossed)} listed twice, as dropped out and with "
+            "tricks; each player either drops out or plays.",
+            "dropped",
+        )
+    # Tricks (§1, §4): every seat once, each a count, five in all.
+    missing = [p for p in players if p not in listed]
+    if missing:
+        raise RuleError(
+            "seat_count",
+            f"{join_names(missing)} is missing from the hand: say whether they dropped out or "
+            "how many tricks they took."
+            if len(missing) == 1
+            else f"{join_names(missing)} are missing from the hand: say whether each dropped out "
+            "or how many tricks they took.",
+            "tricks",
+        )
+    for p, n in hand.tricks.items():
+        if not _is_tricks(n):
+            raise RuleError(
+                "bad_tricks",
+                f"{p}'s tricks must be a whole number from 0 to {TRICKS}, not {n!r}.",
+                "tricks",
             )
     total = sum(hand.tricks.values())
     if total != shape.tricks:

@@ -417,6 +417,55 @@ def test_a_hand_can_be_entered_without_javascript(browser, live_server):
     context.close()
 
 
+def test_without_javascript_a_drop_ticked_after_the_tricks_is_refused_not_saved_wrong(
+    browser, live_server
+):
+    """JavaScript off: tick Ann out after tapping her trick, leave Cat empty, Save. The page
+    refuses it naming Ann, and saves only what the player then sees."""
+    context = browser.new_context(
+        java_script_enabled=False, viewport={"width": 390, "height": 844}, is_mobile=True
+    )
+    page = context.new_page()
+    page.goto(live_server.url + "/signup/")
+    page.fill("#id_username", "nojs")
+    page.fill("#id_password1", "card-table-42")
+    page.fill("#id_password2", "card-table-42")
+    page.click("text=Sign up")
+    page.get_by_role("link", name="New match").click()
+    for i, name in enumerate(["Ann", "Bob", "Cat", "Dan"]):
+        page.fill(f"#id_seat_{i}", name)
+    page.locator("#dealer label").filter(has_text="Seat 4").click()
+    page.get_by_role("button", name="Start the match").click()
+    check = page.get_by_role("button", name="Check the hand")
+    save = page.get_by_role("button", name="Save hand 1")
+
+    page.locator("fieldset.upcard label:has(input[value='diamonds'])").click()
+    check.click()
+    page.locator("fieldset.makers label").filter(has_text=re.compile("^Dan$")).click()
+    check.click()
+    page.locator("fieldset.drops label:has(input[value='Ann'])").click()
+    chip(page, "Ann", 1)
+    chip(page, "Dan", 3)
+    chip(page, "Bob", 1)
+    save.click()
+    refused = page.locator("#refused")
+    expect(refused).to_contain_text("Ann is listed twice, as dropped out and with tricks")
+    expect(page.locator(".hands")).to_have_count(0)  # nothing saved
+    # The refused page holds what was sent: Ann ticked out, and her 1.
+    expect(page.locator("fieldset.drops input[value='Ann']")).to_be_checked()
+    expect(told(page, "Ann")).to_have_value("1")
+    # Ann played after all: untick her. Cat, left empty, is asked for, not guessed.
+    page.locator("fieldset.drops label:has(input[value='Ann'])").click()
+    save.click()
+    expect(refused).to_contain_text("Tap how many tricks Cat took.")
+    expect(page.locator(".hands")).to_have_count(0)
+    chip(page, "Cat", 0)
+    save.click()
+    expect(page).to_have_url(re.compile(r"/matches/\d+/$"))
+    assert scores(page) == {"Ann": 24, "Bob": 24, "Cat": 30, "Dan": 22}
+    context.close()
+
+
 # --- Two phones, one match ----------------------------------------------------------------------
 
 

@@ -251,6 +251,75 @@ def test_a_check_forgets_answers_the_hand_no_longer_asks_for_and_a_save_refuses_
     assert not Hand.objects.filter(match=match).exists()
 
 
+def test_without_javascript_a_drop_ticked_after_the_tricks_is_refused_naming_the_player(
+    client_in, user
+):
+    """The steps of a player with JavaScript off: each Check redraws the page, and what the
+    page shows is all the player has seen. Ticking Ann out after her trick was tapped, and
+    leaving Cat empty, must not store Ann out and a trick for Cat that nobody entered."""
+    match = make_match(user)
+    check, save = url("hand_check", match.pk), url("hand_create", match.pk)
+    page = client_in.post(check, drawn(match, {"number": "1", "upcard": "diamonds"}))
+    assert "Who made trump?" in page.content.decode()
+    dan = {"number": "1", "upcard": "diamonds", "maker": "3"}
+    page = client_in.post(check, drawn(match, dan)).content.decode()
+    assert page.count('class="trick-row"') == 4 and "5 of 5 left to give" in page
+    # Tick Ann as dropped, then Ann 1, Dan 3, Bob 1, Cat left empty, Save.
+    sent = {**dan, "trump": "diamonds", "dropped": ["Ann"], "t0": "1", "t3": "3", "t1": "1"}
+    response = client_in.post(save, drawn(match, sent))
+    html = response.content.decode()
+    assert response.status_code == 200
+    assert "Ann is listed twice, as dropped out and with tricks" in html
+    assert not Hand.objects.filter(match=match).exists()
+    # Untick Ann: her trick counts, and Cat, still empty, is asked for, not guessed.
+    html = client_in.post(save, drawn(match, {**sent, "dropped": []})).content.decode()
+    assert "Tap how many tricks Cat took." in html
+    assert not Hand.objects.filter(match=match).exists()
+
+
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        # The last row left empty: Save guesses nothing, even what a Check would fill in.
+        ({"t3": ""}, "Tap how many tricks Dan took."),
+        ({"t0": "", "t3": ""}, "Tap how many tricks Ann and Dan took."),
+        # A dropped player with tricks, even none.
+        ({"t2": "0"}, "Cat is listed twice, as dropped out and with tricks"),
+        ({"dropped": ["Ann", "Cat"]}, "Ann is listed twice, as dropped out and with tricks"),
+        (
+            {"dropped": ["Ann", "Cat"], "t2": "1"},
+            "Ann and Cat are listed twice, as dropped out and with tricks",
+        ),
+        # A lone maker with no tricks tapped is asked too.
+        ({"dropped": ["Ann", "Cat", "Dan"], "t0": "", "t1": "", "t3": ""}, "Tap how many"),
+        # Everybody passed and the hand is played with no trump: nobody drops out.
+        ({"maker": "pass"}, "Nobody may drop out of a no-trump hand, so Cat must play."),
+    ],
+)
+def test_a_save_stores_exactly_the_tricks_it_was_sent_or_nothing(client_in, user, change, message):
+    match = make_match(user)
+    for headers in ({}, HX):
+        sent = drawn(match, {**ORDERED_POST, **change})
+        response = client_in.post(url("hand_create", match.pk), sent, **headers)
+        assert response.status_code == 200
+        assert message in response.content.decode()
+    assert not Hand.objects.filter(match=match).exists()
+
+
+def test_a_redeal_saved_with_drops_or_tricks_is_refused(client_in, user):
+    match = make_match(user, "dirty-clubs")
+    redeal = {"number": "1", "upcard": "hearts", "maker": "pass"}
+    for change in ({"dropped": ["Cat"]}, {"t0": "2"}):
+        html = client_in.post(url("hand_create", match.pk), drawn(match, {**redeal, **change}))
+        assert "Everybody passed and the cards are dealt again" in html.content.decode()
+    assert not Hand.objects.filter(match=match).exists()
+    # A Check forgets them (the page no longer shows them), and what it shows is saved.
+    html = client_in.post(url("hand_check", match.pk), drawn(match, {**redeal, "t0": "2"}))
+    assert 'name="t0"' not in html.content.decode()
+    response = client_in.post(url("hand_create", match.pk), drawn(match, redeal))
+    assert response.status_code == 302 and Hand.objects.filter(match=match).count() == 1
+
+
 def test_the_next_question_is_the_hint_while_checking(client_in, user):
     match = make_match(user, "dirty-clubs")
     check = url("hand_check", match.pk)
@@ -1106,7 +1175,7 @@ def test_the_version_moves_only_when_the_hands_change(client_in, user):
 def test_a_finished_match_answers_a_stale_save_saying_the_entry_was_not_saved(client_in, user):
     match = make_match(user)
     stale = drawn(match, CLUB_POST)
-    sweep = {**ORDERED_POST, "dropped": ["Ann", "Cat", "Dan"], "t1": "5"}
+    sweep = {**ORDERED_POST, "dropped": ["Ann", "Cat", "Dan"], "t0": "", "t1": "5", "t3": ""}
     client_in.post(url("hand_create", match.pk), drawn(match, sweep))
     html = client_in.post(url("hand_create", match.pk), stale).content.decode()
     assert "Hand 1 was saved on another phone. The match is over" in html
@@ -1670,7 +1739,8 @@ def test_an_edit_sent_again_after_the_match_was_won_elsewhere_is_a_success(clien
     match = make_match(user, hands=[CLUB])
     edit = drawn(match, CLUB_POST, number="1", t0="1", t1="2")
     assert client_in.post(url("hand_edit", match.pk, 1), edit).status_code == 302
-    sweep = {**ORDERED_POST, "number": "2", "dropped": ["Ann", "Cat", "Dan"], "t1": "5"}
+    sweep = {**ORDERED_POST, "number": "2", "dropped": ["Ann", "Cat", "Dan"]}
+    sweep.update(t0="", t1="5", t3="")
     client_in.post(url("hand_create", match.pk), drawn(match, sweep))
     assert Match.objects.get(pk=match.pk).finished
     assert client_in.post(url("hand_edit", match.pk, 1), edit).status_code == 302  # a resend
