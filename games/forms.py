@@ -308,14 +308,12 @@ class HandForm(WriteForm):
 
     def _forget_unasked(self):
         """The answers, less those to questions the engine no longer asks (a maker tapped
-        before a turned club) and less the drops of players who must play."""
+        before a turned club). A player who must play but is ticked as dropped stays ticked:
+        the engine says why they can't drop out, as it will on a Save."""
         data = self.data.copy()
         for question in (rules.ASK_MAKER, rules.ASK_TRUMP, rules.ASK_BID, rules.ASK_DROPPED):
             if not self.asks(question) and question in data:
                 del data[question]
-        if hasattr(data, "setlist"):
-            dropped = [p for p in data.getlist("dropped") if p not in self.shape.must_play]
-            data.setlist("dropped", dropped)
         return data
 
     @property

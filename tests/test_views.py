@@ -187,6 +187,31 @@ def test_a_maker_and_low_scorers_cannot_be_toggled_out(client_in, user):
     assert f"Ann</b> <small>{hidden}at 5</small>" in html
 
 
+@pytest.mark.parametrize("headers", [{}, HX])
+def test_a_check_says_what_a_save_will_say_of_a_drop_the_rules_forbid(client_in, user, headers):
+    # Ann is at 5 in three-widow: she can't drop out. Ticked out all the same (a page drawn
+    # before her score fell, or any client), the check must not put her back in with no trick.
+    three = {"names": ("Ann", "Bob", "Cat"), "dealer": "Cat", "starting_score": 5}
+    match = make_match(user, "three-widow", **three)
+    data = {"number": "1", "upcard": "hearts", "maker": "1", "trump": "hearts"}
+    data |= {"dropped": ["Ann"], "t1": "3", "t2": "2"}
+    words = "Ann is at 5, and at 5 or below a player can&#x27;t drop out."
+    check = client_in.post(url("hand_check", match.pk), drawn(match, data), **headers)
+    html = check.content.decode()
+    assert words in html and "no trick" not in html and 'class="preview"' not in html
+    # Still ticked, and a tap can untick it.
+    assert '<input type="checkbox" name="dropped" value="Ann" checked>' in html
+    save = client_in.post(url("hand_create", match.pk), drawn(match, data), **headers)
+    assert words in save.content.decode()
+    assert not Hand.objects.filter(match=match).exists()
+    # Unticked, Ann's row is asked for; given, the check's preview is what is saved.
+    data |= {"dropped": [], "t0": "0"}
+    html = client_in.post(url("hand_check", match.pk), drawn(match, data), **headers)
+    assert '<strong>Ann</strong> no trick <span class="up">+5</span>' in html.content.decode()
+    client_in.post(url("hand_create", match.pk), drawn(match, data), **headers)
+    assert Hand.objects.filter(match=match).count() == 1
+
+
 def test_the_preview_shows_every_change(client_in, user):
     match = make_match(user)
     html = client_in.post(
