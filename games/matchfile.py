@@ -43,7 +43,8 @@ class Match:
         """Whether two matches are one: the same instant, table, rules, stakes and hands.
 
         Hands are compared as played, not as written: a `dealer` given or not, a turned
-        automatic trump written out or not, the order of `dropped`.
+        automatic trump written out or not, the order of `dropped`; names as people, so
+        "ann" is Ann (rules.name_key).
         """
         if self.played_at is None or other.played_at is None:
             return False
@@ -62,7 +63,13 @@ class Match:
                 dropped=tuple(sorted(hand.dropped, key=players.index)),
             )
 
-        return replace(self, hands=tuple(plain(h) for h in self.hands))
+        key = {p: rules.name_key(p) for p in players}
+        return replace(
+            self,
+            players=tuple(key[p] for p in players),
+            first_dealer=key.get(self.first_dealer, self.first_dealer),
+            hands=tuple(rules.respell(plain(h), key) for h in self.hands),
+        )
 
 
 def _bad(message: str, hand: int | None = None) -> RuleError:
@@ -134,29 +141,33 @@ def _stakes(value, preset: str) -> Stakes:
     return Stakes(**amounts, currency=currency)
 
 
-def _names(value, what: str, hand: int | None = None) -> list[str]:
+def _names(value, what: str, hand: int | None = None, seats=None) -> list[str]:
     if not isinstance(value, list) or not all(isinstance(n, str) for n in value):
         raise _bad(f"{what} must be a list of names.", hand)
-    return [name.strip() for name in value]
+    return [_name(name, seats) for name in value]
 
 
-def _name(value):
-    """A name as the table means it: spaces around it are dropped wherever it is read."""
-    return value.strip() if isinstance(value, str) else value
+def _name(value, seats: dict | None = None):
+    """A name as the table means it: spaces around it are dropped wherever it is read, and
+    in a hand a seat named in other capitals or spaces is that seat (rules.name_key)."""
+    if not isinstance(value, str):
+        return value
+    return (seats or {}).get(rules.name_key(value), value.strip())
 
 
-def _tricks(value: dict, number: int) -> dict:
+def _tricks(value: dict, number: int, seats: dict) -> dict:
     def twice(name: str) -> RuleError:
         message = f"{name} is listed twice; each player either drops out or plays."
         return RuleError("seat_count", message, "tricks", hand=number)
 
     if getattr(value, "twice", None) is not None:
-        raise twice(value.twice.strip())
+        raise twice(_name(value.twice, seats))
     tricks = {}
     for name, n in value.items():
-        if name.strip() in tricks:
-            raise twice(name.strip())
-        tricks[name.strip()] = n
+        name = _name(name, seats)
+        if name in tricks:
+            raise twice(name)
+        tricks[name] = n
     return tricks
 
 
@@ -176,7 +187,7 @@ def _played_at(value) -> datetime | None:
     return when
 
 
-def _hand(value, number: int) -> Hand:
+def _hand(value, number: int, seats: dict) -> Hand:
     if not isinstance(value, dict):
         raise _bad(f"Hand {number} must be an object.", number)
     what = f"Hand {number}"
@@ -204,12 +215,12 @@ def _hand(value, number: int) -> Hand:
     return Hand(
         upcard=upcard,
         trump=trump,
-        maker=_name(value.get("maker")),
+        maker=_name(value.get("maker"), seats),
         bid=value.get("bid"),
-        dropped=tuple(_names(value.get("dropped", []), f"{what}: dropped", number)),
-        tricks=_tricks(tricks, number),
+        dropped=tuple(_names(value.get("dropped", []), f"{what}: dropped", number, seats)),
+        tricks=_tricks(tricks, number, seats),
         passed=passed,
-        dealer=_name(value.get("dealer")),
+        dealer=_name(value.get("dealer"), seats),
     )
 
 
@@ -231,14 +242,15 @@ def load(data) -> tuple[Match, MatchState, list[rules.HandResult]]:
     first_dealer = data["first_dealer"]
     if not isinstance(first_dealer, str):
         raise _bad('"first_dealer" must be a name.')
-    first_dealer = first_dealer.strip()
+    seats = {rules.name_key(p): p for p in players}
+    first_dealer = _name(first_dealer, seats)
     played_at = _played_at(data.get("played_at"))
     if not isinstance(data["hands"], list):
         raise _bad('"hands" must be a list.')
     state = rules.new_match(ruleset, players, first_dealer)
     hands, results = [], []
     for number, value in enumerate(data["hands"], 1):
-        hand = _hand(value, number)
+        hand = _hand(value, number, seats)
         try:
             state, result = rules.play(state, hand)
         except RuleError as e:
@@ -318,7 +330,7 @@ def error_document(error: RuleError) -> dict:
 
 def night_report(matches: list[tuple[str, Match, MatchState]]) -> dict:
     """The document `settle --json` prints for (file, match, state) of one currency (§11)."""
-    entries, net = [], {}
+    entries, net, spelled = [], {}, {}
     for name, match, state in matches:
         _, match_net = rules.settle(state, match.stakes)
         entries.append(
@@ -328,8 +340,9 @@ def night_report(matches: list[tuple[str, Match, MatchState]]) -> dict:
                 "net": {p: rules.format_money(c) for p, c in match_net.items()},
             }
         )
-        for p in match.players:
-            net[p] = net.get(p, 0) + match_net.get(p, 0)
+        for p in match.players:  # one person however spelled, as first spelled (§11)
+            name = spelled.setdefault(rules.name_key(p), p)
+            net[name] = net.get(name, 0) + match_net.get(p, 0)
     return {
         "matches": entries,
         "net": {p: rules.format_money(c) for p, c in net.items()},

@@ -242,11 +242,11 @@ class Player(models.Model):
         _groups_turn(self.group_id)
         _matches_turn(Seat.objects.filter(player=self).values("match"))
         _still_here(self)
-        others = Player.objects.filter(group=self.group_id, name=name).exclude(pk=self.pk)
-        if others.exists():
+        other = same_person(Player.objects.filter(group=self.group_id).exclude(pk=self.pk), name)
+        if other is not None:
             raise rules.RuleError(
                 "bad_table",
-                f"There is already a player called {name}. If that is the same person, "
+                f"There is already a player called {other.name}. If that is the same person, "
                 "merge the two instead.",
                 "name",
             )
@@ -282,6 +282,23 @@ class Player(models.Model):
         Result.objects.filter(player=other).update(player=self)
         other.delete()
         return len(locked)
+
+
+def same_person(players, name: str) -> Player | None:
+    """The player of `players` whose name is `name` as a person: in any capitals and spaces
+    (rules.name_key)."""
+    key = rules.name_key(name)
+    return next((p for p in players if rules.name_key(p.name) == key), None)
+
+
+def seat_players(group, names) -> list[Player]:
+    """The group's player for each name, in order: the one saved under that name in any
+    capitals and spaces (its first spelling kept), or a new one."""
+    saved = {rules.name_key(p.name): p for p in Player.objects.filter(group=group)}
+    return [
+        saved.get(rules.name_key(name)) or Player.objects.create(group=group, name=name)
+        for name in names
+    ]
 
 
 # A match begun within this long of another one of the same group is settled with it.
@@ -823,11 +840,16 @@ class Match(models.Model):
         by=None,
     ) -> Match:
         """A new match of `group` (or of an account's own group) from the engine's terms;
-        raises RuleError and stores nothing if bad. `by` is the account that began it."""
+        raises RuleError and stores nothing if bad. `by` is the account that began it. A name
+        saved before in other capitals or spaces is that player, spelled as saved."""
         group = Group.of(group)
         rules.new_match(ruleset, names, first_dealer)
         _check_fits(names, stakes)
         _groups_turn(group.pk)
+        players = seat_players(group, names)
+        spelling = {name: p.name for name, p in zip(names, players, strict=True)}
+        names, first_dealer = [p.name for p in players], spelling[first_dealer]
+        hands = [rules.respell(hand, spelling) for hand in hands]
         played_at = played_at or timezone.now()
         match = cls.objects.create(
             group=group,
@@ -841,10 +863,9 @@ class Match(models.Model):
             first_dealer=list(names).index(first_dealer),
             played_at=played_at,
         )
-        for position, name in enumerate(names):
-            player, _ = Player.objects.get_or_create(group=group, name=name)
+        for position, player in enumerate(players):
             Seat.objects.create(match=match, player=player, position=position)
-        match.record(list(hands))
+        match.record(hands)
         Change.note(match, by, Change.Kind.STARTED, len(hands))
         return match
 

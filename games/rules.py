@@ -286,6 +286,13 @@ def plain_text(text: str) -> bool:
     return not any(unicodedata.category(c) in ("Cc", "Cs") for c in text)
 
 
+def name_key(name: str) -> str:
+    """What two spellings of one person share: capitals and spaces don't count, so "ann",
+    "Ann" and " ANN " are one player, and "Ann  Lee" is Ann Lee. Every match of a name
+    against another (a table, a saved player, a rename, a match file) compares these."""
+    return " ".join(name.split()).casefold()
+
+
 def check_table(ruleset: Ruleset, players: list[str] | tuple[str, ...], first_dealer: str):
     """Raise `bad_table` unless the seats suit the rules."""
     if len(players) not in ruleset.players:
@@ -299,13 +306,23 @@ def check_table(ruleset: Ruleset, players: list[str] | tuple[str, ...], first_de
         raise RuleError("bad_table", "Every player needs a name.", "players")
     if not all(plain_text(name) for name in players):
         raise RuleError("bad_table", PLAIN_NAME, "players")
-    for i, name in enumerate(players):
-        if name in players[:i]:
+    seated: dict[str, str] = {}
+    for name in players:
+        first = seated.get(name_key(name))
+        if first == name:
             raise RuleError(
                 "bad_table",
                 f"{name} is seated twice; every player needs their own name.",
                 "players",
             )
+        if first is not None:
+            raise RuleError(
+                "bad_table",
+                f"{first} and {name} are one name (capitals and spaces don't count), so one "
+                "person seated twice; every player needs their own name.",
+                "players",
+            )
+        seated[name_key(name)] = name
     if first_dealer not in players:
         raise RuleError(
             "bad_table", f"The first dealer, {first_dealer}, is not at the table.", "first_dealer"
@@ -342,6 +359,22 @@ class Hand:
     tricks: dict = field(default_factory=dict)
     passed: bool = False
     dealer: str | None = None
+
+
+def respell(hand: Hand, spelling: dict[str, str]) -> Hand:
+    """The hand with each name in `spelling` written as `spelling` says (a name not in it
+    stays): a file's "ann" as the "Ann" already saved."""
+
+    def say(name):
+        return spelling.get(name, name) if name is not None else None
+
+    return replace(
+        hand,
+        maker=say(hand.maker),
+        dropped=tuple(say(p) for p in hand.dropped),
+        tricks={say(p): n for p, n in hand.tricks.items()},
+        dealer=say(hand.dealer),
+    )
 
 
 @dataclass(frozen=True)

@@ -434,14 +434,14 @@ def match_create(request: HttpRequest) -> HttpResponse:
             )
             return redirect(match)
     template = _partial(request, "games/match_new.html", _new_match_region(request))
-    seated = set(form.names())
+    seated = {rules.name_key(n) for n in form.names()}
     return render(
         request,
         template,
         {
             "form": form,
             "deal": deal,
-            "saved": [n for n in saved if n not in seated],
+            "saved": [n for n in saved if rules.name_key(n) not in seated],
             "presets": rules.PRESETS.values(),
             "group": group,
             "groups": list(_scoring_groups(request)),

@@ -466,6 +466,31 @@ def test_without_javascript_a_drop_ticked_after_the_tricks_is_refused_not_saved_
     context.close()
 
 
+def test_a_name_typed_in_other_capitals_is_the_player_already_saved(page: Page, live_server):
+    sign_up(page, live_server.url, "capitals")
+    new_match(page, "Standard", ["Ann", "Bob", "Cat", "Dan"], "Dan")
+    # One person in two spellings at one table is refused in words, and nothing is started.
+    page.goto(live_server.url + "/")
+    page.get_by_role("link", name="New match").click()
+    for i, name in enumerate(["ann", "Bob", "Cat", "ANN "]):
+        page.fill(f"#id_seat_{i}", name)
+    page.locator("#dealer label").filter(has_text=re.compile(r"^Bob$")).click()
+    page.get_by_role("button", name="Start the match").click()
+    expect(page.get_by_role("alert")).to_contain_text(
+        "ann and ANN are one name (capitals and spaces don't count)"
+    )
+    expect(page.locator("#hand-form")).to_have_count(0)
+    # Eve takes the fourth seat: "ann" is the Ann already saved, spelled as first saved.
+    page.fill("#id_seat_3", "Eve")
+    page.get_by_role("button", name="Start the match").click()
+    expect(page.locator("#hand-form")).to_be_visible()
+    expect(page.locator(".scores .score .name")).to_have_text(["Ann", "Bob", "Cat", "Eve"])
+    page.get_by_role("link", name="Past matches").click()
+    expect(page.locator("#player option")).to_have_text(
+        ["Everyone", "Ann", "Bob", "Cat", "Dan", "Eve"]
+    )
+
+
 # --- Two phones, one match ----------------------------------------------------------------------
 
 

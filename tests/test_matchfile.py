@@ -257,6 +257,27 @@ def test_a_player_given_twice_in_tricks_is_a_seat_count():
     assert (error.code, error.hand) == ("seat_count", 1) and "Ann is listed twice" in error.message
 
 
+def test_a_hand_naming_a_seat_in_other_capitals_or_spaces_names_that_seat():
+    hand = {**HAND, "maker": "BOB", "tricks": {"ann": 1, " Bob": 3, "CAT ": 1, "dan": 0}}
+    m = matchfile.parse(json.dumps(example(first_dealer="dan", hands=[hand])))
+    assert m.first_dealer == "Dan" and m.hands[0].maker == "Bob"
+    assert m.hands[0].tricks == {"Ann": 1, "Bob": 3, "Cat": 1, "Dan": 0}
+    again = {**HAND, "tricks": {"Ann": 1, "Bob": 3, "Cat": 1, "Dan": 0, "ann": 0}}
+    error = error_of(example(hands=[again]))
+    assert (error.code, error.hand) == ("seat_count", 1) and "Ann is listed twice" in error.message
+
+
+def test_a_table_naming_one_person_twice_in_other_capitals_is_refused():
+    error = error_of(example(players=["Ann", "Bob", "ann", "Dan"], hands=[]))
+    assert error.code == "bad_table" and "Ann and ann are one name" in error.message
+
+
+def test_the_same_match_in_other_capitals_is_the_same_match():
+    played = example(played_at="2026-11-28T19:30:00-06:00")
+    lower = json.loads(json.dumps(played).replace('"Ann"', '"ann"').replace('"Dan"', '"DAN"'))
+    assert matchfile.parse(json.dumps(lower)).same_as(matchfile.parse(json.dumps(played)))
+
+
 SAME = example(played_at="2026-11-28T19:30:00-06:00")
 
 
@@ -705,6 +726,14 @@ def test_settle_adds_up_a_night_and_lists_an_unfinished_match_with_no_net(files)
     order = list(doc["net"])
     keys = [(order.index(t["from"]), order.index(t["to"])) for t in doc["transfers"]]
     assert keys == sorted(keys)
+
+
+def test_settle_counts_a_name_in_other_capitals_as_one_person_spelled_as_first_seen(files):
+    swept = json.loads(json.dumps(SWEPT_BY_BOB).replace('"Ann"', '"ann"'))
+    code, out, _ = settle(*files(EXAMPLE, swept), "--json")
+    doc = json.loads(out)
+    assert code == 0 and list(doc["net"]) == ["Ann", "Bob", "Cat", "Dan", "Eve"]
+    assert doc["net"]["Ann"] == "-7.20" and settles(doc["net"], doc["transfers"])
 
 
 def test_settle_names_the_file_and_hand_of_the_first_fault(files):

@@ -634,6 +634,31 @@ def test_two_players_of_one_match_are_refused_in_words_and_nothing_changes(user)
     assert_results_are_a_replay(match)
 
 
+def test_a_name_in_other_capitals_or_spaces_seats_the_player_already_saved(user):
+    first = make_match(user, hands=[CLUB])
+    low = GameHand("clubs", tricks={"ann": 2, "BOB": 1, " cat ": 1, "Dan": 1})
+    again = make_match(user, names=("ann", "BOB", " cat ", "Dan"), dealer="ann", hands=[low])
+    assert reload(again).names == ("Ann", "Bob", "Cat", "Dan")  # the spelling first saved
+    assert Player.objects.filter(group__home_of=user).count() == 4
+    assert_results_are_a_replay(again)
+    assert reload(again).first_dealer == 0 and reload(first).names == reload(again).names
+
+
+def test_one_person_in_two_spellings_is_never_seated_twice(user):
+    with pytest.raises(rules.RuleError, match="Ann and ann are one name"):
+        make_match(user, names=("Ann", "Bob", "ann", "Dan"))
+    assert not Match.objects.exists() and not Player.objects.exists()
+
+
+def test_a_rename_to_another_players_name_in_other_capitals_is_refused(user):
+    make_match(user, hands=[CLUB])
+    bob = Player.objects.get(name="Bob")
+    with pytest.raises(rules.RuleError, match="There is already a player called Cat"):
+        bob.rename("  CAT ")
+    bob.rename("BOB")  # their own name in new capitals is a new spelling of it
+    assert Player.objects.get(pk=bob.pk).name == "BOB"
+
+
 def test_the_largest_stakes_and_scores_fit_their_columns(user):
     from games.models import Result
 

@@ -2,6 +2,7 @@
 
 import itertools
 import random
+import re
 from dataclasses import replace
 
 import pytest
@@ -194,6 +195,28 @@ def test_a_bad_table_is_refused(players, dealer, message):
     with pytest.raises(RuleError, match=message) as e:
         rules.new_match(rules.PRESETS["standard"].ruleset, players, dealer)
     assert e.value.code == "bad_table"
+
+
+@pytest.mark.parametrize(
+    "a, b",
+    [("Ann", "ann"), ("Ann", " ANN "), ("Ann Lee", "ann  lee"), ("Ann Lee", "Ann\u00a0Lee")],
+)
+def test_names_differing_only_in_capitals_or_spaces_are_one_person(a, b):
+    assert rules.name_key(a) == rules.name_key(b)
+    with pytest.raises(RuleError, match=f"{re.escape(a)} and {re.escape(b)} are one name") as e:
+        rules.new_match(rules.PRESETS["standard"].ruleset, (a, BOB, b, DAN), BOB)
+    assert e.value.code == "bad_table" and "every player needs their own name" in e.value.message
+
+
+def test_names_that_differ_in_letters_are_two_people():
+    assert rules.name_key("Ann") != rules.name_key("Anne")
+    assert rules.name_key("Ann Lee") != rules.name_key("AnnLee")
+
+
+def test_a_hand_is_respelled_name_by_name():
+    h = hand("hearts", {"ann": 1, BOB: 3, DAN: 1}, "hearts", BOB, ["cat"], dealer="dan")
+    again = rules.respell(h, {"ann": ANN, "cat": CAT, "dan": DAN})
+    assert again == hand("hearts", {ANN: 1, BOB: 3, DAN: 1}, "hearts", BOB, [CAT], dealer=DAN)
 
 
 def test_spades_21_seats_three_or_four():

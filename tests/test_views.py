@@ -198,7 +198,8 @@ def test_a_check_says_what_a_save_will_say_of_a_drop_the_rules_forbid(client_in,
     words = "Ann is at 5, and at 5 or below a player can&#x27;t drop out."
     check = client_in.post(url("hand_check", match.pk), drawn(match, data), **headers)
     html = check.content.decode()
-    assert words in html and "no trick" not in html and 'class="preview"' not in html
+    assert words in html and "<strong>Ann</strong> no trick" not in html
+    assert 'class="preview"' not in html
     # Still ticked, and a tap can untick it.
     assert '<input type="checkbox" name="dropped" value="Ann" checked>' in html
     save = client_in.post(url("hand_create", match.pk), drawn(match, data), **headers)
@@ -555,6 +556,7 @@ def test_the_new_match_form_creates_a_match_with_house_rules(client_in, user):
     [
         ({"seat_3": ""}, "These rules are for 4 players, not 3."),
         ({"seat_3": "Ann"}, "Ann is seated twice"),
+        ({"seat_3": " ann "}, "Ann and ann are one name (capitals and spaces don't count)"),
         ({"rule_maker_needs": "7"}, "The option maker_needs must be a number from 1 to 5."),
         ({"seat_3": "", "dealer": "3"}, "Pick who deals first: a seat with a player in it."),
         ({"per_point": "0.105"}, "Enter an amount such as 1.50: no sign, at most two decimal"),
@@ -595,6 +597,24 @@ def test_a_saved_player_is_seated_with_one_tap(client_in, user):
     data = {"preset": "standard", "seat_0": "Ann", "add": "Zoe"}
     html = client_in.post(url("match_create"), data, **HX).content.decode()
     assertInHTML(seat_input(1, "Zoe"), html)
+
+
+def test_a_name_typed_in_other_capitals_is_the_saved_player_and_not_offered_again(client_in, user):
+    make_match(user)
+    data = {**NEW_MATCH, "seat_0": "ANN", "seat_1": "bob", "seat_3": "Zoe", "dealer": "0"}
+    html = client_in.post(url("match_create"), data, **HX).content.decode()
+    saved = re.search(r'<datalist id="saved-players">(.*?)</datalist>', html, re.S).group(1)
+    assert 'value="Dan"' in saved and 'value="Ann"' not in saved and 'value="Bob"' not in saved
+    client_in.post(url("match_create"), {**data, "create": "1"})
+    match = Match.objects.with_hands().latest("pk")
+    assert match.names == ("Ann", "Bob", "Cat", "Zoe") and match.start().dealer == "Ann"
+    assert sorted(Player.objects.values_list("name", flat=True)) == [
+        "Ann",
+        "Bob",
+        "Cat",
+        "Dan",
+        "Zoe",
+    ]
 
 
 def test_past_matches_are_paginated_and_filtered_by_player(client_in, user):
@@ -640,6 +660,21 @@ def upload(name, doc):
 
 
 PLAYED = {**EXAMPLE, "played_at": "2026-11-28T19:30:00-06:00"}
+
+
+def test_a_file_naming_a_saved_player_in_other_capitals_imports_as_that_player(client_in, user):
+    make_match(user)
+    lower = json.loads(json.dumps(PLAYED).replace('"Ann"', '"ann"').replace('"Cat"', '" CAT "'))
+    client_in.post(url("match_import"), {"file": upload("lower.json", lower)})
+    match = Match.objects.with_hands().latest("pk")
+    assert match.names == ("Ann", "Bob", "Cat", "Dan") and match.finished
+    assert Player.objects.count() == 4
+    assert_results_are_a_replay(match)
+    # The same file again, or in the first spelling, is the match already here.
+    for doc in (lower, PLAYED):
+        page = client_in.post(url("match_import"), {"file": upload("m.json", doc)}, follow=True)
+        assert "already imported" in page.content.decode()
+    assert Match.objects.count() == 2
 
 
 def test_several_files_import_at_once_and_one_already_here_is_not_stored_twice(client_in, user):
@@ -1623,8 +1658,9 @@ def test_a_renamed_player_keeps_every_match_and_its_scores(client_in, user):
     assert match.names == ("Ann", "Robert", "Cat", "Dan")
     after = match.replay()[0].scores
     assert [after[n] for n in match.names] == [before[n] for n in ("Ann", "Bob", "Cat", "Dan")]
-    html = client_in.post(url("player_rename", bob.pk), {"name": "Ann"}).content.decode()
-    assert "There is already a player called Ann." in html
+    for taken in ("Ann", " ann ", "ANN"):
+        html = client_in.post(url("player_rename", bob.pk), {"name": taken}).content.decode()
+        assert "There is already a player called Ann." in html
     assert Player.objects.get(pk=bob.pk).name == "Robert"
 
 
