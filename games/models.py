@@ -226,6 +226,16 @@ class Player(models.Model):
         """Matches played, finished and won, and money by currency, from the stored results."""
         return {**self.results.counts(), "money": self.results.money()}
 
+    def clean(self):
+        """The admin's check: a name is one person, in whatever capitals and spaces."""
+        if self.group_id is None or not self.name:
+            return
+        players = Player.objects.filter(group=self.group_id).exclude(pk=self.pk)
+        other = same_person(players, self.name)
+        if other is not None:
+            message = f"There is already a player called {other.name}."
+            raise ValidationError({"name": message})
+
     @transaction.atomic
     def rename(self, name: str) -> None:
         """A new spelling of their name in every match; the hands follow (they name players by

@@ -799,6 +799,17 @@ def inline_rows(prefix: str, rows: list[dict]) -> dict:
     return data
 
 
+def test_the_admin_adds_no_second_spelling_of_a_player(client, django_user_model, user):
+    client.force_login(django_user_model.objects.create_superuser("boss", password="x-y-z-12"))
+    make_match(user)
+    add = reverse("admin:games_player_add")
+    group = Group.of(user)
+    page = client.post(add, {"group": group.pk, "name": "ANN "}).content.decode()
+    assert "There is already a player called Ann." in page
+    assert client.post(add, {"group": group.pk, "name": "Anne"}).status_code == 302
+    assert Player.objects.filter(group=group).count() == 5
+
+
 def test_admin_edits_of_a_hand_go_through_the_rules(client, django_user_model, user):
     admin = django_user_model.objects.create_superuser("boss", password="card-table-42")
     client.force_login(admin)
