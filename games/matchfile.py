@@ -6,8 +6,11 @@ the first fault in the file, whether it is a typo or a broken rule.
 
 from __future__ import annotations
 
+import io
 import json
 import re
+import zipfile
+import zlib
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 
@@ -264,6 +267,86 @@ def load(data) -> tuple[Match, MatchState, list[rules.HandResult]]:
 
 def parse(data) -> Match:
     return load(data)[0]
+
+
+def read(data: bytes, limit: int) -> Match:
+    """The match of a match file's bytes, at most `limit` of them; RuleError if it is not one."""
+    if len(data) > limit:
+        raise _bad(f"That file is too large: a match file is at most {_mb(limit)}.")
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        raise _bad("That is not a match file (it is not text).") from None
+    return parse(text)
+
+
+def _mb(size: int) -> str:
+    return f"{size / 1_000_000:.3g} MB"
+
+
+def is_zip(head: bytes) -> bool:
+    """Whether a file beginning with `head` (its first four bytes) is a zip."""
+    return head[:4] in (b"PK\x03\x04", b"PK\x05\x06")
+
+
+def unzip(archive, file_limit: int, most_files: int, most_bytes: int) -> list[tuple[str, bytes]]:
+    """Each file of a zip of match files (a backup), as (name, bytes), in the zip's order.
+
+    `archive` is a binary file. The zip is at most `most_bytes`, and its own list of its files
+    is checked before anything is unpacked: at most `most_files` of them, side by side (no
+    folders), each at most `file_limit` bytes unpacked and all of them at most `most_bytes`,
+    so that a small zip can't unpack to a huge one.
+    RuleError (bad_file) in words for the zip as a whole otherwise.
+    """
+    size = archive.seek(0, io.SEEK_END)
+    if size > most_bytes:
+        raise _bad(f"That zip is too large: a zip to import is at most {_mb(most_bytes)}.")
+    try:
+        with zipfile.ZipFile(archive) as z:
+            members = z.infolist()
+            _check_members(members, file_limit, most_files, most_bytes)
+            out = []
+            for info in members:
+                with z.open(info) as f:
+                    data = f.read(file_limit + 1)  # never more than declared, whatever it holds
+                if len(data) > file_limit:
+                    raise _bad(f"{info.filename} in that zip is larger than it says.")
+                out.append((info.filename, data))
+            return out
+    except RuleError:
+        raise
+    except (zipfile.BadZipFile, NotImplementedError, RuntimeError, EOFError, zlib.error):
+        # A damaged zip, a bad checksum, a password, or a packing zipfile does not read.
+        raise _bad(
+            "That zip can't be unpacked: it is damaged, locked with a password, or packed "
+            'in a way the score keeper can\'t read. "Download all your matches" makes one '
+            "that imports."
+        ) from None
+
+
+def _check_members(members, file_limit: int, most_files: int, most_bytes: int) -> None:
+    if len(members) > most_files:
+        raise _bad(
+            f"That zip holds {len(members):,} files; a zip to import holds at most "
+            f"{most_files:,} match files."
+        )
+    for info in members:
+        if "/" in info.filename or "\\" in info.filename:
+            raise _bad(
+                f"That zip keeps {info.filename} in a folder: import a zip of match files side "
+                'by side, as "Download all your matches" makes it.'
+            )
+        if info.file_size > file_limit:
+            raise _bad(
+                f"{info.filename} in that zip is too large: a match file is at most "
+                f"{_mb(file_limit)}."
+            )
+    total = sum(info.file_size for info in members)
+    if total > most_bytes:
+        raise _bad(
+            f"That zip unpacks to {_mb(total)}; a zip to import unpacks to at most "
+            f"{_mb(most_bytes)}."
+        )
 
 
 def dump_hand(hand: Hand) -> dict:

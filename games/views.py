@@ -789,29 +789,10 @@ def match_import(request: HttpRequest) -> HttpResponse:
     if not uploads:
         messages.error(request, "Choose a match file to import.")
         return redirect("games:match_list")
-    # One import's work is bounded (settings.MAX_IMPORT_HANDS): once a file would take it past,
-    # that file and the ones after it wait for another import, unread.
-    limit = settings.MAX_IMPORT_HANDS
-    too_many = f"One import takes at most {limit:,} hands: import this file again, with fewer."
-    files, hands = [], 0
-    for upload in uploads:
-        if hands >= limit:
-            messages.error(request, f"{upload.name}: Nothing was imported. {too_many}")
-            continue
-        try:
-            m = _read_upload(upload)
-        except rules.RuleError as e:
-            messages.error(request, f"{upload.name}: Nothing was imported. {e.located()}")
-            continue
-        if hands and hands + len(m.hands) > limit:
-            messages.error(request, f"{upload.name}: Nothing was imported. {too_many}")
-            hands = limit
-            continue
-        hands += len(m.hands)
-        files.append((upload.name, m))
+    files = _read_files(request, group, uploads)
     # Oldest first, so that each match joins the night of the one begun before it.
     now = timezone.now()
-    matches, stored = [], 0
+    matches, stored, known = [], 0, []
     for name, m in sorted(files, key=lambda file: file[1].played_at or now):
         try:
             match, new = Match.import_file(group, m, by=request.user)
@@ -821,14 +802,71 @@ def match_import(request: HttpRequest) -> HttpResponse:
         matches.append(match)
         stored += new
         if not new:
-            when = f"{timezone.localtime(match.played_at):%-d %b %Y}"
-            messages.info(request, f"{name}: already imported ({match}, {when}).")
+            known.append((name, match))
+    if len(known) > ALREADY_LISTED:  # a backup imported again: one line, not one a file
+        messages.info(request, f"{len(known)} matches were already imported; none is stored twice.")
+    for name, match in known if len(known) <= ALREADY_LISTED else ():
+        when = f"{timezone.localtime(match.played_at):%-d %b %Y}"
+        messages.info(request, f"{name}: already imported ({match}, {when}).")
     if stored:
         words = f"{stored} matches" if stored > 1 else "Match"
         messages.success(request, f"{words} imported.")
-    if len(uploads) == 1 and matches:
+    if len(uploads) == len(files) == len(matches) == 1:
         return redirect(matches[0])
     return redirect("games:match_list")
+
+
+ALREADY_LISTED = 5  # files said to be already imported one by one; beyond, counted
+
+
+def _read_files(request: HttpRequest, group, uploads) -> list[tuple[str, matchfile.Match]]:
+    """(name, match) of each match file uploaded, a zip standing for the files in it; each
+    refused file is said in a message.
+
+    One import's work is bounded (settings.MAX_IMPORT_HANDS): once a file would take it past,
+    that file and the ones after it wait for another import, unread. A match the group has
+    already costs nothing to store, so it doesn't count: a backup too large for one import
+    comes back over several imports of it.
+    """
+    limit = settings.MAX_IMPORT_HANDS
+    too_many = f"One import takes at most {limit:,} hands: import this file again, with fewer."
+    files, hands = [], 0
+    for upload in uploads:
+        if hands >= limit:
+            messages.error(request, f"{upload.name}: Nothing was imported. {too_many}")
+            continue
+        try:
+            contents = _match_files(upload)
+        except rules.RuleError as e:
+            messages.error(request, f"{upload.name}: Nothing was imported. {e.located()}")
+            continue
+        waiting = []
+        for name, data in contents:
+            if hands >= limit:
+                waiting.append(name)
+                continue
+            try:
+                m = matchfile.read(data, settings.MAX_UPLOAD_SIZE)
+            except rules.RuleError as e:
+                messages.error(request, f"{name}: Nothing was imported. {e.located()}")
+                continue
+            work = 0 if Match.objects.filter(group=group).same_as(m) else len(m.hands)
+            if hands and hands + work > limit:
+                waiting.append(name)
+                hands = limit
+                continue
+            hands += work
+            files.append((name, m))
+        if len(waiting) == 1:
+            messages.error(request, f"{waiting[0]}: Nothing was imported. {too_many}")
+        elif waiting:
+            messages.error(
+                request,
+                f"{upload.name}: {len(waiting)} of its files were not imported: one import "
+                f"takes at most {limit:,} hands. Import it again for the next ones (the matches "
+                "already here are recognised, not stored twice).",
+            )
+    return files
 
 
 def import_limits() -> str:
@@ -841,18 +879,14 @@ def import_limits() -> str:
     )
 
 
-def _read_upload(upload) -> matchfile.Match:
-    """The match of an uploaded match file; RuleError if it is not one."""
-    limit = settings.MAX_UPLOAD_SIZE  # a long match takes a few tens of kilobytes
-    data = upload.read(limit + 1)
-    if len(data) > limit:
-        words = f"That file is too large: a match file is at most {limit / 1_000_000:g} MB."
-        raise rules.RuleError("bad_file", words)
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError:
-        raise rules.RuleError("bad_file", "That is not a match file (it is not text).") from None
-    return matchfile.parse(text)
+def _match_files(upload) -> list[tuple[str, bytes]]:
+    """(name, bytes) of each match file an upload holds: itself, or each file of a zip of
+    them, unpacked within the limits (RuleError if it can't be)."""
+    if not matchfile.is_zip(upload.read(4)):
+        upload.seek(0)
+        return [(upload.name, upload.read(settings.MAX_UPLOAD_SIZE + 1))]
+    limits = settings.MAX_UPLOAD_SIZE, settings.MAX_ZIP_FILES, settings.MAX_ZIP_SIZE
+    return [(f"{upload.name}/{name}", data) for name, data in matchfile.unzip(upload, *limits)]
 
 
 @login_required

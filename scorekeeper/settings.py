@@ -231,6 +231,11 @@ DATA_UPLOAD_MAX_NUMBER_FILES = 100
 # Files are held in memory (at most MAX_IMPORT_SIZE), never written to a temporary file.
 FILE_UPLOAD_HANDLERS = ["django.core.files.uploadhandler.MemoryFileUploadHandler"]
 FILE_UPLOAD_MAX_MEMORY_SIZE = MAX_IMPORT_SIZE
+# A zip of match files (a backup) to import: at most MAX_ZIP_FILES files, each within
+# MAX_UPLOAD_SIZE unpacked and all within MAX_ZIP_SIZE (1,000 matches of 13 hands or so:
+# 0.6 MB zipped, 3.2 MB unpacked); the import's own limits above apply to its files too.
+MAX_ZIP_FILES = 1_000
+MAX_ZIP_SIZE = 20_000_000
 
 CSRF_FAILURE_VIEW = "games.views.csrf_failure"  # a page in words, not Django's own
 

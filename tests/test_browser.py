@@ -491,6 +491,39 @@ def test_a_name_typed_in_other_capitals_is_the_player_already_saved(page: Page, 
     )
 
 
+def test_the_backup_zip_downloaded_imports_back(page: Page, live_server):
+    sign_up(page, live_server.url, "backup")
+    new_match(page, "Standard", ["Ann", "Bob", "Cat", "Dan"], "Dan")
+    enter_hand(page, "clubs", tricks={"Ann": 2, "Bob": 1, "Cat": 1})
+    enter_hand(page, "hearts", maker="Bob", dropped=["Cat"], tricks={"Bob": 3, "Dan": 2})
+    before = scores(page)
+    board = page.url
+    page.get_by_role("link", name="Past matches").click()
+    with page.expect_download() as download:
+        page.get_by_role("link", name="Download all your matches").click()
+    backup = download.value.path()
+    assert download.value.suggested_filename.endswith(".zip")
+    # The match is lost, then the backup brings it back, hands and all.
+    page.goto(board)
+    page.get_by_role("link", name="Delete…").click()
+    page.get_by_role("button", name="Delete the match").click()
+    expect(page.get_by_text("The match was deleted.")).to_be_visible()
+    page.goto(live_server.url + "/matches/")
+    expect(page.locator(".match-card")).to_have_count(0)
+    page.set_input_files("#id_file", backup)
+    page.get_by_role("button", name="Import").click()
+    expect(page.get_by_text("Match imported.")).to_be_visible()
+    assert scores(page) == before
+    expect(page.locator(".hand-text")).to_have_count(2)
+    # Imported again, it is recognised: nothing is stored twice.
+    page.goto(live_server.url + "/matches/")
+    page.set_input_files("#id_file", backup)
+    page.get_by_role("button", name="Import").click()
+    expect(page.get_by_text("already imported")).to_be_visible()
+    page.goto(live_server.url + "/matches/")
+    expect(page.locator(".match-card")).to_have_count(1)
+
+
 # --- Two phones, one match ----------------------------------------------------------------------
 
 

@@ -2,6 +2,7 @@
 
 import json
 import random
+import zipfile
 from dataclasses import replace
 from datetime import datetime, timedelta
 from zoneinfo import ZoneInfo
@@ -188,6 +189,40 @@ def test_import_errors_as_json_name_the_file_and_the_hand(user, files):
         "message": "The tricks add up to 6; a hand always has 5.",
     }
     assert not Match.objects.exists() and not Player.objects.exists()
+
+
+def test_import_takes_the_backup_zip_back_file_by_file(user, other_user, tmp_path):
+    first, second = make_match(user, hands=[CLUB]), make_match(user, "spades-21")
+    backup = tmp_path / "backup.zip"
+    command("export_match", "--all", "--user", "ann", str(tmp_path / "files"))
+    with zipfile.ZipFile(backup, "w") as archive:
+        for match in (first, second):
+            archive.write(tmp_path / "files" / match.file_name(), match.file_name())
+    code, out, err = command("import_match", str(backup), "--user", "eve")
+    theirs = Match.objects.filter(group__home_of=other_user).order_by("pk")
+    assert code == 0 and err == ""
+    assert out.splitlines() == [
+        f"{backup}/{first.file_name()}: {theirs[0].pk}",
+        f"{backup}/{second.file_name()}: {theirs[1].pk}",
+    ]
+    code, out, _ = command("import_match", str(backup), "--user", "ann")
+    assert code == 0 and out.splitlines() == [
+        f"{backup}/{first.file_name()}: {first.pk} (already imported)",
+        f"{backup}/{second.file_name()}: {second.pk} (already imported)",
+    ]
+
+
+def test_import_refuses_a_zip_bomb_before_unpacking_it(user, tmp_path, monkeypatch):
+    bomb = tmp_path / "bomb.zip"
+    with zipfile.ZipFile(bomb, "w", zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("a.json", json.dumps(PLAYED))
+        archive.writestr("huge.json", b" " * 50_000_000)
+    assert bomb.stat().st_size < 100_000
+    monkeypatch.setattr(zipfile.ZipFile, "open", lambda *a, **k: pytest.fail("unpacked"))
+    code, out, err = command("import_match", str(bomb))
+    assert code == 1 and out == ""
+    assert f"{bomb}: nothing imported. huge.json in that zip is too large" in err
+    assert not Match.objects.exists()
 
 
 def test_import_for_a_user_who_does_not_exist_fails(user, files):

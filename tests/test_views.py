@@ -769,6 +769,123 @@ def test_the_zip_holds_one_match_file_per_match_of_the_user_alone(client_in, use
         assert matchfile.parse(archive.read(match.file_name()).decode()).same_as(stored)
 
 
+def zipped(*members, method=None) -> bytes:
+    """A zip holding (name, bytes or a match document) members."""
+    import io
+    import zipfile
+
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", method or zipfile.ZIP_DEFLATED) as archive:
+        for name, content in members:
+            data = content if isinstance(content, bytes) else json.dumps(content).encode()
+            archive.writestr(name, data)
+    return buffer.getvalue()
+
+
+def test_the_backup_zip_imports_back_and_again_stores_nothing_twice(
+    client, client_in, user, other_user
+):
+    sweep = GameHand("hearts", "hearts", "Bob", None, ("Ann", "Cat", "Dan"), {"Bob": 5})
+    mine = [make_match(user, hands=[CLUB, sweep]), make_match(user, "spades-21")]
+    mine += [make_match(user, names=("Eve", "Fay", "Gus", "Hal"), dealer="Eve") for _ in "1234"]
+    backup = client_in.get(url("match_export_all")).content
+    # On another account, everything comes back: the same matches, finished or not.
+    client.force_login(other_user)
+    page = client.post(url("match_import"), {"file": upload("backup.zip", backup)}, follow=True)
+    assert "6 matches imported." in page.content.decode()
+    theirs = Match.objects.filter(group__home_of=other_user).with_hands()
+    assert len(theirs) == 6
+    assert all(any(m.to_file().same_as(o.to_file()) for m in theirs) for o in mine)
+    # Imported again, where it came from: nothing is stored twice, and one line says so.
+    page = client_in.post(url("match_import"), {"file": upload("backup.zip", backup)}, follow=True)
+    html = page.content.decode()
+    assert "6 matches were already imported; none is stored twice." in html
+    assert Match.objects.filter(group__home_of=user).count() == 6
+    assert "matches imported" not in html and "Match imported" not in html
+
+
+def test_a_backup_larger_than_one_import_comes_back_over_several(client_in, user, settings):
+    settings.MAX_IMPORT_HANDS = 5  # each file holds 4 hands
+    days = ("2026-11-01", "2026-11-08", "2026-11-15")
+    docs = [dict(PLAYED, played_at=f"{day}T19:30:00-06:00") for day in days]
+    backup = zipped(*((f"{day}.json", doc) for day, doc in zip(days, docs, strict=True)))
+
+    def restore() -> str:
+        page = client_in.post(url("match_import"), {"file": upload("b.zip", backup)}, follow=True)
+        return page.content.decode()
+
+    html = restore()
+    assert "Match imported." in html and Match.objects.count() == 1
+    assert "b.zip: 2 of its files were not imported: one import takes at most 5 hands." in html
+    html = restore()  # the first is here already: it costs nothing, and the second comes
+    assert "b.zip/2026-11-01.json: already imported" in html and Match.objects.count() == 2
+    assert "b.zip/2026-11-15.json: Nothing was imported. One import takes at most 5 hands" in html
+    restore()
+    assert Match.objects.count() == 3
+
+
+def test_a_zip_with_a_bad_file_imports_the_others_and_names_the_bad_one(client_in, user):
+    bad = {**PLAYED, "players": ["Ann", "Bob", "Cat"]}
+    backup = zipped(("good.json", PLAYED), ("bad.json", bad), ("notes.txt", b"\xff\xfe"))
+    page = client_in.post(url("match_import"), {"file": upload("b.zip", backup)}, follow=True)
+    html = page.content.decode()
+    assert "b.zip/bad.json: Nothing was imported. These rules are for 4 players, not 3." in html
+    assert (
+        "b.zip/notes.txt: Nothing was imported. That is not a match file (it is not text)." in html
+    )
+    assert Match.objects.count() == 1
+
+
+@pytest.mark.parametrize(
+    "members, limits, message",
+    [
+        (
+            [(f"{i}.json", PLAYED) for i in range(3)],
+            {"MAX_ZIP_FILES": 2},
+            "That zip holds 3 files; a zip to import holds at most 2 match files.",
+        ),
+        # A zip bomb: a few kilobytes that would unpack to more than a match file can be.
+        ([("bomb.json", b" " * 2_000_000)], {}, "bomb.json in that zip is too large: a match file"),
+        (
+            [(f"{i}.json", b" " * 600_000) for i in range(4)],
+            {"MAX_ZIP_SIZE": 2_000_000},
+            "That zip unpacks to 2.4 MB; a zip to import unpacks to at most 2 MB.",
+        ),
+        ([("backup/a.json", PLAYED)], {}, "That zip keeps backup/a.json in a folder"),
+        ([("../a.json", PLAYED)], {}, "That zip keeps ../a.json in a folder"),
+    ],
+)
+def test_a_zip_beyond_the_limits_is_refused_in_words_before_it_is_unpacked(
+    client_in, settings, monkeypatch, members, limits, message
+):
+    import zipfile
+
+    for name, value in limits.items():
+        setattr(settings, name, value)
+    backup = zipped(*members)
+    assert len(backup) < 100_000
+    unpacked = []
+    monkeypatch.setattr(zipfile.ZipFile, "open", lambda *a, **k: unpacked.append(a))
+    page = client_in.post(url("match_import"), {"file": upload("b.zip", backup)}, follow=True)
+    assert f"b.zip: Nothing was imported. {message}" in page.content.decode()
+    assert unpacked == [] and not Match.objects.exists()
+
+
+@pytest.mark.parametrize(
+    "content, message",
+    [
+        (zipped(("a.json", PLAYED))[:-30], "That zip can&#x27;t be unpacked: it is damaged"),
+        (b"PK\x03\x04" + b"\x00" * 200, "That zip can&#x27;t be unpacked"),
+        (zipped(("a.json", PLAYED)) + b" " * 2_000_000, "That zip is too large"),
+    ],
+)
+def test_a_damaged_or_oversized_zip_is_refused_in_words(client_in, settings, content, message):
+    settings.MAX_ZIP_SIZE = 1_500_000
+    page = client_in.post(url("match_import"), {"file": upload("b.zip", content)}, follow=True)
+    assert f"b.zip: Nothing was imported. {message}" in page.content.decode()
+    assert not Match.objects.exists()
+
+
 def test_the_zip_needs_a_login(client):
     response = client.get(url("match_export_all"))
     assert response.status_code == 302 and "/accounts/login/" in response["Location"]

@@ -1,5 +1,6 @@
 import json
 
+from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
 from django.utils import timezone
@@ -12,12 +13,15 @@ from games.rules import RuleError
 
 class Command(BaseCommand):
     help = (
-        "Store buck-euchre/1 match files, each all or nothing; print `FILE: ID` for each, "
-        "with (already imported) where the user has that match already."
+        "Store buck-euchre/1 match files, or zips of them (a backup), each file all or nothing; "
+        "print `FILE: ID` for each (ZIP/FILE for a file of a zip), with (already imported) "
+        "where the user has that match already."
     )
 
     def add_arguments(self, parser):
-        parser.add_argument("files", nargs="+", metavar="FILE", help="match files, - for stdin")
+        parser.add_argument(
+            "files", nargs="+", metavar="FILE", help="match files or zips of them, - for stdin"
+        )
         parser.add_argument("--user", help="the owner's username (default: the first superuser)")
         parser.add_argument(
             "--group",
@@ -34,10 +38,17 @@ class Command(BaseCommand):
         files = []
         for path in options["files"]:
             try:
-                files.append((path, matchfile.parse(read_file(path))))
+                contents = _match_files(path)
             except RuleError as e:
                 refused = True
                 self._refuse(path, e, options["json"])
+                continue
+            for name, data in contents:
+                try:
+                    files.append((name, _parse(data)))
+                except RuleError as e:
+                    refused = True
+                    self._refuse(name, e, options["json"])
         # Oldest first, so that each match joins the night of the one begun before it.
         now = timezone.now()
         stored = {}
@@ -87,3 +98,24 @@ class Command(BaseCommand):
         # later with `changepassword scorekeeper`.
         self.stderr.write("Stored under a new account, scorekeeper (no password yet).")
         return get_user_model().objects.create_user("scorekeeper")
+
+
+def _match_files(path: str) -> list[tuple[str, str | bytes]]:
+    """(name, text or bytes) of each match file of `path`: the file itself, or each file of a
+    zip, unpacked within the limits the app's import keeps (RuleError if it can't be)."""
+    if path != "-":
+        try:
+            with open(path, "rb") as f:
+                if matchfile.is_zip(f.read(4)):
+                    limits = settings.MAX_UPLOAD_SIZE, settings.MAX_ZIP_FILES, settings.MAX_ZIP_SIZE
+                    members = matchfile.unzip(f, *limits)
+                    return [(f"{path}/{name}", data) for name, data in members]
+        except OSError:
+            pass  # read_file says why, as for any file it can't read
+    return [(path, read_file(path))]
+
+
+def _parse(data: str | bytes) -> matchfile.Match:
+    if isinstance(data, bytes):  # a file of a zip, held to the app's limit
+        return matchfile.read(data, settings.MAX_UPLOAD_SIZE)
+    return matchfile.parse(data)
