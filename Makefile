@@ -37,3 +37,4 @@ bench: install
 	$(PY) bench/pages_bench.py
 	$(PY) bench/records_bench.py
 	$(PY) bench/race_bench.py
+	$(PY) bench/undated_bench.py

@@ -848,10 +848,12 @@ class Match(models.Model):
         hands=(),
         played_at=None,
         by=None,
+        night_of_its_own: bool = False,
     ) -> Match:
         """A new match of `group` (or of an account's own group) from the engine's terms;
         raises RuleError and stores nothing if bad. `by` is the account that began it. A name
-        saved before in other capitals or spaces is that player, spelled as saved."""
+        saved before in other capitals or spaces is that player, spelled as saved. It joins
+        the night it was begun in, or with `night_of_its_own` makes a night alone."""
         group = Group.of(group)
         rules.new_match(ruleset, names, first_dealer)
         _check_fits(names, stakes)
@@ -863,7 +865,9 @@ class Match(models.Model):
         played_at = played_at or timezone.now()
         match = cls.objects.create(
             group=group,
-            night=Night.around(group, played_at),
+            night=Night.objects.create(group=group)
+            if night_of_its_own
+            else Night.around(group, played_at),
             preset=preset,
             options=ruleset.options(),
             per_game_cents=stakes.per_game,
@@ -881,6 +885,9 @@ class Match(models.Model):
 
     @classmethod
     def from_file(cls, group, m: matchfile.Match, by=None) -> Match:
+        """The match of a match file. One that doesn't say when it was played (an old file
+        restored) is dated by its import, but settled on a night of its own: a restore of many
+        such files is never one night of all of them, nor joins tonight's."""
         return cls.create(
             group,
             m.preset,
@@ -891,6 +898,7 @@ class Match(models.Model):
             m.hands,
             m.played_at,
             by=by,
+            night_of_its_own=m.played_at is None,
         )
 
     @classmethod

@@ -717,6 +717,30 @@ def test_files_of_one_evening_uploaded_in_any_order_make_one_night(client_in, us
     assert "+$29.40" in html  # Cat won each: Ann pays $3.70, Bob $3.00, Dan $3.10, thrice
 
 
+def test_undated_files_imported_at_once_are_each_a_night_of_their_own(
+    client_in, user, django_user_model
+):
+    """A restore of old files that don't say when they were played: never one night of them
+    all, nor part of tonight's, so the home page and a night's page cost the same at 2 or 20."""
+
+    def restore(owner, count: int) -> list[int]:
+        tonight = make_match(owner, hands=[CLUB])
+        client_in.force_login(owner)
+        backup = zipped(*((f"old-{i}.json", EXAMPLE) for i in range(count)))
+        client_in.post(url("match_import"), {"file": upload("old.zip", backup)})
+        old = Match.objects.filter(group=tonight.group).exclude(pk=tonight.pk)
+        assert old.count() == count and all(m.finished for m in old)
+        assert len({m.night_id for m in old} | {tonight.night_id}) == count + 1
+        counts = []
+        for path in (url("home"), Night.latest(tonight.group).get_absolute_url()):
+            with CaptureQueriesContext(connection) as ctx:
+                assert client_in.get(path).status_code == 200
+            counts.append(len(ctx.captured_queries))
+        return counts
+
+    assert restore(user, 2) == restore(django_user_model.objects.create_user("zoe"), 20)
+
+
 def test_importing_one_file_again_leads_to_the_match_already_here(client_in, user):
     client_in.post(url("match_import"), {"file": upload("m.json", PLAYED)})
     response = client_in.post(url("match_import"), {"file": upload("m.json", PLAYED)})
