@@ -450,6 +450,7 @@ def test_without_javascript_a_drop_ticked_after_the_tricks_is_refused_not_saved_
     save.click()
     refused = page.locator("#refused")
     expect(refused).to_contain_text("Ann is listed twice, as dropped out and with tricks")
+    snap(page, "no-js-refused")
     expect(page.locator(".hands")).to_have_count(0)  # nothing saved
     # The refused page holds what was sent: Ann ticked out, and her 1.
     expect(page.locator("fieldset.drops input[value='Ann']")).to_be_checked()
@@ -480,6 +481,7 @@ def test_a_name_typed_in_other_capitals_is_the_player_already_saved(page: Page, 
         "ann and ANN are one name (capitals and spaces don't count)"
     )
     expect(page.locator("#hand-form")).to_have_count(0)
+    snap(page, "one-person-twice")
     # Eve takes the fourth seat: "ann" is the Ann already saved, spelled as first saved.
     page.fill("#id_seat_3", "Eve")
     page.get_by_role("button", name="Start the match").click()
