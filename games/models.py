@@ -11,13 +11,14 @@ from __future__ import annotations
 import hashlib
 import json
 import secrets
+from collections import Counter
 from dataclasses import asdict, dataclass, fields, replace
-from datetime import timedelta
+from datetime import datetime, time, timedelta
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import connection, models, transaction
-from django.db.models import Count, F, Min, Q, Sum
+from django.db.models import Count, Exists, F, Min, OuterRef, Q, Sum
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.functional import cached_property
@@ -343,11 +344,24 @@ class Night(models.Model):
         first = self.matches.order_by("played_at").values_list("played_at", flat=True).first()
         if first is None:
             return "An empty night"
-        shared = Night.shared_days(self.group_id, [first])
-        return Night.title(first, timezone.localtime(first).date() in shared)
+        return Night.title(first, self._shares_its_day(first))
 
     def get_absolute_url(self) -> str:
         return reverse("games:night_detail", args=[self.pk])
+
+    def _shares_its_day(self, first) -> bool:
+        """Whether another night of the group began on the local day this one began (`first`)
+        too: a night with a match that day and none before it. One query, which asks only of
+        the nights of that day, however many nights the group has (a restore of old undated
+        files makes as many nights as files, all in one day)."""
+        day = timezone.localtime(first).date()
+        start = timezone.make_aware(datetime.combine(day, time.min))
+        end = timezone.make_aware(datetime.combine(day + timedelta(days=1), time.min))
+        that_day = Match.objects.filter(group=self.group_id, played_at__gte=start)
+        that_day = that_day.filter(played_at__lt=end).exclude(night=self.pk)
+        earlier = Match.objects.filter(night=OuterRef("pk"), played_at__lt=start)
+        others = Night.objects.filter(pk__in=that_day.values("night")).exclude(Exists(earlier))
+        return others.exists()
 
     def started(self):
         """The local date the night began: the first of its matches."""
@@ -375,8 +389,8 @@ class Night(models.Model):
             .filter(first__range=(low, high))
             .values_list("first", flat=True)
         )
-        days = [timezone.localtime(first).date() for first in starts]
-        return {day for day in days if days.count(day) > 1}
+        days = Counter(timezone.localtime(first).date() for first in starts)
+        return {day for day, nights in days.items() if nights > 1}
 
     @classmethod
     def latest(cls, group) -> Night | None:

@@ -526,6 +526,20 @@ def played(user, at, hands=(), names=TABLE, stakes=None):
     )
 
 
+def test_a_night_is_titled_with_its_hour_only_where_another_began_the_same_day(user):
+    evening = played(user, EVENING)  # Saturday 7:30 p.m.
+    past_midnight = played(user, EVENING + timedelta(hours=5))  # Sunday 0:30, the same night
+    assert evening.night_id == past_midnight.night_id
+    sunday = played(user, EVENING + timedelta(hours=20))  # Sunday 3:30 p.m.: a night of its own
+    assert sunday.night_id != evening.night_id
+    # Saturday's night has a match on Sunday too, but began on Saturday: Sunday's is alone.
+    assert str(reload(sunday).night) == "The night of Sunday 29 November 2026"
+    past_midnight.move_to(None)  # now a night begun on Sunday, as Sunday's
+    assert str(reload(sunday).night) == "The night of Sunday 29 November 2026, from 3:30 p.m."
+    assert str(reload(past_midnight).night).endswith(", from 12:30 a.m.")
+    assert str(reload(evening).night) == "The night of Saturday 28 November 2026"
+
+
 def test_matches_begun_the_same_evening_share_a_night_past_midnight_too(user):
     first = played(user, EVENING)
     late = played(user, EVENING + timedelta(hours=4, minutes=50))  # 00:20
