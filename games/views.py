@@ -840,7 +840,7 @@ def _read_files(request: HttpRequest, group, uploads) -> list[tuple[str, matchfi
         except rules.RuleError as e:
             messages.error(request, f"{upload.name}: Nothing was imported. {e.located()}")
             continue
-        waiting = []
+        waiting, taken = [], len(files)
         for name, data in contents:
             if hands >= limit:
                 waiting.append(name)
@@ -860,12 +860,24 @@ def _read_files(request: HttpRequest, group, uploads) -> list[tuple[str, matchfi
         if len(waiting) == 1:
             messages.error(request, f"{waiting[0]}: Nothing was imported. {too_many}")
         elif waiting:
-            messages.error(
-                request,
-                f"{upload.name}: {len(waiting)} of its files were not imported: one import "
-                f"takes at most {limit:,} hands. Import it again for the next ones (the matches "
-                "already here are recognised, not stored twice).",
+            first = waiting[0].removeprefix(f"{upload.name}/")
+            words = (
+                f"{upload.name}: {len(waiting)} of its files, from {first} on, were not "
+                f"imported: one import takes at most {limit:,} hands."
             )
+            if any(m.played_at is None for _, m in files[taken:]):
+                # Never recognised as already here (docs/format.md): again, they'd be twice.
+                words += (
+                    " Its files don't say when they were played, so importing it again would "
+                    f"store the first ones twice: import those from {first} on in a zip of "
+                    "their own."
+                )
+            else:
+                words += (
+                    " Import it again for the next ones: the matches already here are "
+                    "recognised, not stored twice."
+                )
+            messages.error(request, words)
     return files
 
 

@@ -840,12 +840,30 @@ def test_a_backup_larger_than_one_import_comes_back_over_several(client_in, user
 
     html = restore()
     assert "Match imported." in html and Match.objects.count() == 1
-    assert "b.zip: 2 of its files were not imported: one import takes at most 5 hands." in html
+    assert (
+        "b.zip: 2 of its files, from 2026-11-08.json on, were not imported: one import takes at "
+        "most 5 hands. Import it again for the next ones" in html
+    )
     html = restore()  # the first is here already: it costs nothing, and the second comes
     assert "b.zip/2026-11-01.json: already imported" in html and Match.objects.count() == 2
     assert "b.zip/2026-11-15.json: Nothing was imported. One import takes at most 5 hands" in html
     restore()
     assert Match.objects.count() == 3
+
+
+def test_an_undated_backup_larger_than_one_import_says_to_import_the_rest_on_their_own(
+    client_in, user, settings
+):
+    settings.MAX_IMPORT_HANDS = 5  # each file holds 4 hands, and none says when it was played
+    backup = zipped(*((f"old-{i}.json", EXAMPLE) for i in range(3)))
+    page = client_in.post(url("match_import"), {"file": upload("b.zip", backup)}, follow=True)
+    html = page.content.decode().replace("&#x27;", "'")
+    assert Match.objects.count() == 1
+    assert (
+        "b.zip: 2 of its files, from old-1.json on, were not imported: one import takes at most "
+        "5 hands. Its files don't say when they were played, so importing it again would store "
+        "the first ones twice: import those from old-1.json on in a zip of their own." in html
+    )
 
 
 def test_a_zip_with_a_bad_file_imports_the_others_and_names_the_bad_one(client_in, user):
