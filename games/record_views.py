@@ -265,9 +265,7 @@ def _stat_rows(stats: dict, money_by_currency: dict[str, int]) -> list[tuple[str
         ("Win rate", _percent(s["won"], s["finished"])),
     ]
     for currency, cents in money_by_currency.items():
-        rows.append(
-            (f"Net money ({currency})", words.signed_money(cents, currency))
-        )
+        rows.append((f"Net money ({currency})", words.signed_money(cents, currency)))
     rows += [
         ("Hands played (redeals not counted)", str(s["dealt_in"])),
         ("Of those, hands they stayed in", f"{s['stayed_in']}"),
