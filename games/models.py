@@ -18,7 +18,7 @@ from datetime import datetime, time, timedelta
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import connection, models, transaction
-from django.db.models import Count, Exists, F, Min, OuterRef, Q, Sum
+from django.db.models import Count, Exists, F, Max, Min, OuterRef, Q, Sum
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.functional import cached_property
@@ -287,6 +287,16 @@ class Player(models.Model):
                 "are two people: they can't be merged.",
                 "other",
             )
+        between = Q(payer=self, payee=other) | Q(payer=other, payee=self)
+        if Payment.objects.filter(between).exists():
+            raise rules.RuleError(
+                "bad_table",
+                f"{self.name} and {other.name} paid each other, so they are two people: they "
+                "can't be merged.",
+                "other",
+            )
+        Payment.objects.filter(payer=other).update(payer=self)
+        Payment.objects.filter(payee=other).update(payee=self)
         Seat.objects.filter(player=other).update(player=self)
         Play.objects.filter(player=other).update(player=self)
         Hand.objects.filter(maker=other).update(maker=self)
@@ -323,10 +333,21 @@ class SettleUp:
     currency: str
     net: dict[str, int]
     transfers: list[rules.Payment]
+    fewest: bool = True  # False where too many owe or are owed to search (settle_balances)
 
     def key(self, payment: rules.Payment) -> str:
-        """What a mark says was paid."""
-        return f"{self.currency}:{payment.payer}:{payment.payee}"
+        """Which transfer it is: of whom, to whom, in which currency (`payment_key`)."""
+        return payment_key(self.currency, payment.payer, payment.payee)
+
+    def covered(self, transfer: rules.Payment, paid: dict[str, int]) -> bool:
+        """A night's transfer counts as paid once the night's payments for it
+        (`Night.paid_cents`) cover all of it."""
+        return paid.get(self.key(transfer), 0) >= transfer.cents
+
+
+def payment_key(currency: str, payer: str, payee: str) -> str:
+    """A night's payments from `payer` to `payee` in `currency` pay its transfer of this key."""
+    return f"{currency}:{payer}:{payee}"
 
 
 class Night(models.Model):
@@ -335,10 +356,6 @@ class Night(models.Model):
 
     group = models.ForeignKey("Group", models.CASCADE, related_name="nights")
     created = models.DateTimeField(auto_now_add=True)
-    # Payments marked paid, with a fingerprint of the transfers they were marked on: once the
-    # night's transfers change (a hand, a match moved) the marks no longer hold.
-    paid = models.JSONField(default=list, blank=True)
-    paid_for = models.CharField(max_length=64, blank=True)
 
     def __str__(self) -> str:
         first = self.matches.order_by("played_at").values_list("played_at", flat=True).first()
@@ -424,42 +441,58 @@ class Night(models.Model):
         """Each currency's nets over the night's finished matches played for money, from the
         stored results, and the fewest transfers that settle them (§11). Players come in the
         order of the first match they played, then by name; a name is one person."""
-        rows = (
-            Result.objects.filter(match__night=self)
-            .finished()
-            .filter(STAKED)
-            .values_list("match__currency", "player__name")
-            .annotate(**_net_sum(), first=Min("match__played_at"))
-            .order_by("match__currency", "first", "player__name")
-        )
-        nets: dict[str, dict[str, int]] = {}
-        for currency, name, high, low, _ in rows:
-            nets.setdefault(currency, {})[name] = _net(high, low)
+        nets = _nets(Result.objects.filter(match__night=self), Payment.objects.none())
         return [SettleUp(c, net, rules.fewest_transfers(net)) for c, net in nets.items()]
 
     @staticmethod
     def fingerprint(settle_up: list[SettleUp]) -> str:
+        """The transfers as a page shows them: a mark from a page that showed others is
+        refused."""
         text = "\n".join(f"{s.key(t)}:{t.cents}" for s in settle_up for t in s.transfers)
         return hashlib.sha256(text.encode()).hexdigest()
 
-    def marks(self, settle_up: list[SettleUp]) -> set[str]:
-        """The payments marked paid, if the transfers are still those they were marked on."""
-        return set(self.paid) if self.paid_for == self.fingerprint(settle_up) else set()
+    def paid_cents(self) -> dict[str, int]:
+        """What the payments recorded for this night add up to, by `SettleUp.key`: from whom,
+        to whom, in which currency. A transfer counts as paid when these cover it."""
+        rows = (
+            self.payments.values_list("currency", "payer__name", "payee__name")
+            .annotate(cents=Sum("amount_cents"))
+            .order_by()
+        )
+        return {payment_key(*key): cents for *key, cents in rows}
 
-    @transaction.atomic
-    def mark(self, key: str, paid: bool, fingerprint: str) -> bool:
-        """Mark a payment paid or not, as seen on a page showing the transfers `fingerprint`;
-        False, and nothing marked, if the transfers have changed since."""
-        night = Night.objects.select_for_update().get(pk=self.pk)
-        settle_up = night.settle_up()
-        now = self.fingerprint(settle_up)
-        if fingerprint != now or key not in {s.key(t) for s in settle_up for t in s.transfers}:
-            return False
-        marks = night.marks(settle_up)
-        marks = marks | {key} if paid else marks - {key}
-        self.paid, self.paid_for = sorted(marks), now
-        Night.objects.filter(pk=self.pk).update(paid=self.paid, paid_for=now)
-        return True
+    def mark(self, key: str, paid: bool, fingerprint: str, by=None) -> bool:
+        """Mark a transfer of the night paid (a payment of what is left of it is recorded) or
+        not paid after all (the night's payments for it are removed), as seen on a page
+        showing the transfers `fingerprint`; False, and nothing changed, if the transfers have
+        changed since. Marking twice changes nothing more. ValidationError if it can't be
+        one payment."""
+        with transaction.atomic():
+            _groups_turn(self.group_id)  # payments of a group are written in turns
+            settle_up = self.settle_up()
+            found = {s.key(t): (s, t) for s in settle_up for t in s.transfers}.get(key)
+            if fingerprint != self.fingerprint(settle_up) or found is None:
+                return False
+            s, transfer = found
+            recorded = self.payments.filter(
+                currency=s.currency, payer__name=transfer.payer, payee__name=transfer.payee
+            )
+            if not paid:
+                recorded.delete()
+                return True
+            left = transfer.cents - (recorded.aggregate(cents=Sum("amount_cents"))["cents"] or 0)
+            if left > 0:
+                players = Player.objects.filter(group=self.group_id)
+                Payment.store(
+                    self.group_id,
+                    players.get(name=transfer.payer),
+                    players.get(name=transfer.payee),
+                    left,
+                    s.currency,
+                    by=by,
+                    night=self,
+                )
+            return True
 
 
 def _groups_turn(group_id: int) -> None:
@@ -488,6 +521,147 @@ def _matches_turn(matches) -> list[int]:
     IMMEDIATE transaction already does this.) Returns their ids."""
     locked = Match.objects.select_for_update().filter(pk__in=matches).order_by("pk")
     return list(locked.values_list("pk", flat=True))
+
+
+# The most a stake (`_check_fits`) or a payment can be: under 1,000,000.
+MAX_CENTS = 10**8 - 1
+
+
+class PaymentsChanged(Exception):
+    """A write from a page drawn before the group's payments last changed (another phone
+    recorded or removed one)."""
+
+
+class PaymentQuerySet(models.QuerySet):
+    def version(self) -> str:
+        """These payments as a page shows them, in a few letters. Ids are never used twice,
+        so along a group's history the count and the latest id differ whenever the payments
+        do: a payment recorded raises the latest id, one removed lowers the count."""
+        found = self.aggregate(count=Count("pk"), last=Max("pk"))
+        return f"{found['count']}-{found['last'] or 0}"
+
+    def by_currency_and_player(self, side: str) -> list[tuple[str, str, int]]:
+        """(currency, name, cents) summed over these payments, by the payer's or the payee's
+        name (`side`)."""
+        rows = self.values_list("currency", f"{side}__name").annotate(cents=Sum("amount_cents"))
+        return list(rows.order_by())
+
+
+class Payment(models.Model):
+    """Money that moved from one player of a group to another: a night's transfer marked
+    paid, part of what someone owes, cash at the door. A record: once stored it is changed by
+    nothing, a change of the hands included (the money moved all the same); the balances
+    show what is left. Only a scorer's "remove" or "not paid after all" takes it away."""
+
+    group = models.ForeignKey("Group", models.CASCADE, related_name="payments")
+    payer = models.ForeignKey(Player, models.RESTRICT, related_name="payments_made")
+    payee = models.ForeignKey(Player, models.RESTRICT, related_name="payments_received")
+    amount_cents = models.PositiveIntegerField()
+    currency = models.CharField(max_length=16)
+    paid_at = models.DateTimeField(default=timezone.now)
+    recorded_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    # Who recorded it, as they were called then: the record outlives a deleted account.
+    by = models.CharField(max_length=150, blank=True)
+    # The night whose transfer it paid ("Mark paid"); kept, unattached, if the night goes.
+    night = models.ForeignKey(
+        Night, models.SET_NULL, null=True, blank=True, related_name="payments"
+    )
+    # The form it was sent from: the same form sent twice (a double tap) stores it once.
+    token = models.CharField(max_length=32, blank=True)
+
+    objects = PaymentQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["-paid_at", "-pk"]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(amount_cents__gt=0, amount_cents__lte=MAX_CENTS),
+                name="payment_amount_range",
+            ),
+            models.CheckConstraint(
+                condition=~Q(payer=models.F("payee")), name="payment_two_players"
+            ),
+            models.UniqueConstraint(
+                fields=["token"], condition=~Q(token=""), name="payment_token_unique"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.payer} paid {self.payee} {rules.format_money(self.amount_cents)}"
+
+    def get_absolute_url(self) -> str:
+        return reverse("games:balances", args=[self.group_id])
+
+    @staticmethod
+    def check_fits(group_id: int, payer: Player, payee: Player, cents: int, currency: str) -> None:
+        """ValidationError, in words and on its field, unless this can be a payment of the group."""
+        if cents <= 0:
+            raise ValidationError({"amount": "Enter how much was paid: more than 0."})
+        if cents > MAX_CENTS:
+            words = f"{(MAX_CENTS + 1) // 100:,}"
+            raise ValidationError({"amount": f"A payment must be under {words}."})
+        if payer.group_id != group_id or payee.group_id != group_id:
+            raise ValidationError({"payer": "Choose two of the group's players."})
+        if payer.pk == payee.pk:
+            raise ValidationError(
+                {"payee": f"{payer.name} can't pay {payer.name}: choose two players."}
+            )
+        if currency not in Group(pk=group_id).currencies():
+            words = (
+                f"The group has played for no money in {currency}: choose one of its currencies."
+            )
+            raise ValidationError({"currency": words})
+
+    @classmethod
+    def store(cls, group_id, payer, payee, cents, currency, by=None, night=None, token=""):
+        """Check and store a payment; the caller holds the group's turn (`_groups_turn`)."""
+        cls.check_fits(group_id, payer, payee, cents, currency)
+        user = by if by is not None and by.is_authenticated else None
+        return cls.objects.create(
+            group_id=group_id,
+            payer=payer,
+            payee=payee,
+            amount_cents=cents,
+            currency=currency,
+            recorded_by=user,
+            by=user.get_username() if user else "",
+            night=night,
+            token=token,
+        )
+
+    @classmethod
+    def record(
+        cls, group, payer, payee, cents: int, currency: str, version: str, token="", by=None
+    ) -> tuple[Payment, bool]:
+        """Record a payment from a page drawn at the payments' `version`: (payment, stored).
+        The same form arriving twice (`token`) is stored once; from a page drawn before
+        another payment was recorded or removed, PaymentsChanged and nothing stored (two
+        phones recording the same payment store it once); ValidationError if it can't be
+        one."""
+        with transaction.atomic():
+            _groups_turn(group.pk)
+            if token:
+                same = cls.objects.filter(group=group, token=token).first()
+                if same is not None:
+                    return same, False
+            if version != group.payments.version():
+                raise PaymentsChanged(version)
+            return cls.store(group.pk, payer, payee, cents, currency, by, token=token), True
+
+    def remove(self, version: str) -> bool:
+        """Take the payment back, from a page drawn at the payments' `version`: False if it is
+        gone already; PaymentsChanged, and nothing removed, from a page drawn before another
+        payment was recorded or removed."""
+        with transaction.atomic():
+            _groups_turn(self.group_id)
+            if not Payment.objects.filter(pk=self.pk).exists():
+                return False
+            if version != Payment.objects.filter(group=self.group_id).version():
+                raise PaymentsChanged(version)
+            Payment.objects.filter(pk=self.pk).delete()
+            return True
 
 
 class MatchQuerySet(models.QuerySet):
@@ -941,7 +1115,7 @@ def _check_fits(names, stakes: rules.Stakes):
         raise rules.RuleError(
             "bad_file", "The currency should be a short label such as USD or $.", "currency"
         )
-    if max(stakes.per_game, stakes.per_point, stakes.per_set) >= 10**8:
+    if max(stakes.per_game, stakes.per_point, stakes.per_set) > MAX_CENTS:
         raise rules.RuleError("bad_file", "Stakes must be under 1,000,000.", "per_game")
 
 
@@ -1065,10 +1239,38 @@ class Play(models.Model):
         return self.hand.get_absolute_url()
 
 
-# A match played for money.
-STAKED = (
-    Q(match__per_game_cents__gt=0) | Q(match__per_point_cents__gt=0) | Q(match__per_set_cents__gt=0)
-)
+def _staked(prefix: str = "") -> Q:
+    """A match played for money (of results: `prefix` "match__")."""
+    return (
+        Q(**{f"{prefix}per_game_cents__gt": 0})
+        | Q(**{f"{prefix}per_point_cents__gt": 0})
+        | Q(**{f"{prefix}per_set_cents__gt": 0})
+    )
+
+
+STAKED = _staked("match__")
+
+
+def _nets(results, payments) -> dict[str, dict[str, int]]:
+    """Each currency's balances: every player's net over the finished matches played for
+    money of `results` (§6, §11), plus what they paid of `payments`, minus what they were
+    paid. Players come in the order of the first match they played, then by name; those
+    only in payments after them. The balances of each currency sum to zero."""
+    rows = (
+        results.finished()
+        .filter(STAKED)
+        .values_list("match__currency", "player__name")
+        .annotate(**_net_sum(), first=Min("match__played_at"))
+        .order_by("match__currency", "first", "player__name")
+    )
+    nets: dict[str, dict[str, int]] = {}
+    for currency, name, high, low, _ in rows:
+        nets.setdefault(currency, {})[name] = _net(high, low)
+    for sign, side in ((1, "payer"), (-1, "payee")):
+        for currency, name, cents in sorted(payments.by_currency_and_player(side)):
+            mine = nets.setdefault(currency, {})
+            mine[name] = mine.get(name, 0) + sign * cents
+    return dict(sorted(nets.items()))
 
 
 # SQLite's SUM stops at 64 bits ("integer overflow"), and 48 of the largest matches the app
@@ -1131,6 +1333,18 @@ class ResultQuerySet(models.QuerySet):
         ):
             out.setdefault(preset, {})[currency] = _net(high, low)
         return out
+
+    def nets_by_night(self) -> list[tuple[str, str, int, int, datetime]]:
+        """(currency, name, night, net, when they began there) over the finished matches
+        played for money, by night, the latest first."""
+        rows = (
+            self.finished()
+            .filter(STAKED)
+            .values_list("match__currency", "player__name", "match__night")
+            .annotate(**_net_sum(), started=Min("match__played_at"))
+            .order_by("-started", "match__night", "player__name")
+        )
+        return [(c, name, night, _net(h, low), at) for c, name, night, h, low, at in rows]
 
     def money(self) -> dict[str, int]:
         """Net money in cents by currency, over the finished matches played for money."""
@@ -1277,6 +1491,25 @@ class Group(models.Model):
     def owner_names(self) -> list[str]:
         owners = self.memberships.filter(role=Role.OWNER).order_by("created", "pk")
         return list(owners.values_list("user__username", flat=True))
+
+    def currencies(self) -> list[str]:
+        """The currencies the group has played for money in: what a payment may be in."""
+        matches = Match.objects.filter(group=self).filter(_staked())
+        return sorted(set(matches.values_list("currency", flat=True)))
+
+    def balances(self) -> list[SettleUp]:
+        """Each currency's balances over every night and payment of the group (`_nets`), and
+        the payments that settle them: the fewest, as for a night (§11), wherever
+        rules.settle_balances can search for them."""
+        nets = _nets(Result.objects.filter(match__group=self), self.payments.all())
+        return [SettleUp(c, net, *rules.settle_balances(net)) for c, net in nets.items()]
+
+    @staticmethod
+    def balance_of(player: Player) -> dict[str, int]:
+        """A player's balance in each currency, as `balances()` has it, read for them alone."""
+        mine = Payment.objects.filter(Q(payer=player) | Q(payee=player))
+        nets = _nets(player.results.all(), mine)
+        return {c: net[player.name] for c, net in nets.items() if player.name in net}
 
     def has_others(self, user) -> bool:
         return self.memberships.exclude(user=user).exists()

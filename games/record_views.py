@@ -23,7 +23,7 @@ from django.views.decorators.vary import vary_on_headers
 
 from games import access, rules, words
 from games.charts import line_chart, number
-from games.models import STAKED, Match, Night, Player, Role, SettleUp
+from games.models import STAKED, Match, Night, Player, Role, SettleUp, payment_key
 from games.templatetags.games import money
 from games.views import _partial, _switch
 
@@ -75,7 +75,7 @@ def _workings(matches: list[Match]) -> dict[tuple[str, str], list[dict]]:
 
 def _settle_up_context(night: Night, matches: list[Match]) -> dict:
     settle_up = night.settle_up()
-    marks = night.marks(settle_up)
+    paid = night.paid_cents()
     workings = _workings(matches)
     names = {name for s in settle_up for name in s.net}
     players = dict(
@@ -94,14 +94,29 @@ def _settle_up_context(night: Night, matches: list[Match]) -> dict:
                 for name, net in s.net.items()
             ],
             "transfers": [
-                {"payment": t, "key": s.key(t), "paid": s.key(t) in marks} for t in s.transfers
+                {
+                    "payment": t,
+                    "key": s.key(t),
+                    "paid": s.covered(t, paid),
+                    "paid_cents": paid.get(s.key(t), 0),
+                }
+                for t in s.transfers
             ],
         }
         for s in settle_up
     ]
+    keys = {s.key(t) for s in settle_up for t in s.transfers}
+    # Paid for a transfer that a change of the hands has done away with: the money moved all
+    # the same, so the payment stays, and the balances count it.
+    others = [
+        p
+        for p in night.payments.select_related("payer", "payee").order_by("paid_at", "pk")
+        if payment_key(p.currency, p.payer.name, p.payee.name) not in keys
+    ]
     return {
         "night": night,
         "sections": sections,
+        "others": others,
         "fingerprint": Night.fingerprint(settle_up),
         "unfinished": sum(not m.finished for m in matches),
     }
@@ -141,8 +156,11 @@ def night_paid(request: HttpRequest, pk: int) -> HttpResponse:
     """Mark a payment of the night paid, or not paid after all."""
     night = _get_night(request, pk, Role.SCORER)
     key, seen = request.POST.get("key", ""), request.POST.get("fingerprint", "")
-    marked = night.mark(key, request.POST.get("paid") == "1", seen)
     notice = None
+    try:
+        marked = night.mark(key, request.POST.get("paid") == "1", seen, by=request.user)
+    except ValidationError as e:
+        marked, notice = True, " ".join(e.messages)
     if not marked:
         notice = "The payments changed since that page was drawn. Here they are as they are now."
     if not request.htmx:
@@ -235,15 +253,15 @@ def night_csv(request: HttpRequest, pk: int) -> HttpResponse:
     """The night's settle-up: each player's net, then who pays whom, for each currency."""
     night = _get_night(request, pk)
     settle_up: list[SettleUp] = night.settle_up()
-    marks = night.marks(settle_up)
+    paid = night.paid_cents()
     response, out = _csv(f"buck-euchre-night-{night.started() or night.pk}.csv")
     out.writerow(["currency", "row", "player", "to", "amount", "paid"])
     for s in settle_up:
         for name, net in s.net.items():
             out.writerow([s.currency, "net", name, "", _amount(net), ""])
         for t in s.transfers:
-            paid = "yes" if s.key(t) in marks else "no"
-            out.writerow([s.currency, "pays", t.payer, t.payee, _amount(t.cents), paid])
+            word = "yes" if s.covered(t, paid) else "no"
+            out.writerow([s.currency, "pays", t.payer, t.payee, _amount(t.cents), word])
     return response
 
 
@@ -286,10 +304,11 @@ def _short_money(cents: int, currency: str) -> str:
     return text[:-3] if text.endswith(".00") else text
 
 
-def _net_charts(player: Player) -> list[dict]:
-    """Their net money over time, match by match, one chart a currency."""
+def _net_charts(name: str, results, most: int | None = None) -> list[dict]:
+    """Their net money over time, match by match, one chart a currency, over `results`; with
+    `most`, only that many points a chart (the total after every so many matches)."""
     rows = (
-        player.results.finished()
+        results.finished()
         .filter(STAKED)
         .order_by("match__played_at", "match_id")
         .values_list("match__currency", "match__played_at", "net_cents")
@@ -299,30 +318,48 @@ def _net_charts(player: Player) -> list[dict]:
         by_currency.setdefault(currency, []).append((played_at, cents))
     charts = []
     for i, (currency, points) in enumerate(by_currency.items()):
-        total, running, labels, rows = 0, [0], ["Start"], []
+        totals, total = [], 0
         for played_at, cents in points:
             total += cents
+            totals.append((played_at, total))
+        shown = range(len(points))
+        if most and len(points) > most:
+            shown = sorted({round((k + 1) * len(points) / most) - 1 for k in range(most)})
+        running, labels, rows, before = [0], ["Start"], [], 0
+        for j in shown:
+            played_at, total = totals[j]
             running.append(total)
             labels.append(f"{timezone.localtime(played_at):%b %-d}")
-            rows.append((played_at, cents, total))
+            rows.append((played_at, total - before, total))
+            before = total
+        every = len(rows) < len(points)
+        after = f"every {len(points) // len(rows)} or so of" if every else "each of"
         description = (
-            f"{player.name}'s net money in {currency} after each of {len(points)} matches "
+            f"{name}'s net money in {currency} after {after} {len(points)} matches "
             f"played for money, from {labels[1]} to {labels[-1]}: "
             f"{'+' if total > 0 else ''}{money(total, currency)} in all."
         )
         chart = line_chart(
             f"Net money over time ({currency})",
             description,
-            {player.name: running},
+            {name: running},
             labels,
             y_text=lambda v, c=currency: _short_money(v, c),
         )
-        charts.append({"id": f"net-{i}", "chart": chart, "currency": currency, "rows": rows})
+        charts.append(
+            {
+                "id": f"net-{i}",
+                "chart": chart,
+                "currency": currency,
+                "rows": rows,
+                "every": every,
+            }
+        )
     return charts
 
 
-def _player_context(player: Player, **more) -> dict:
-    results = player.results.all()
+def stats_context(results) -> dict:
+    """§12's statistics of these results in words: over all of them and for each rule set."""
     preset_money = results.money_by_preset()
     presets = [
         {
@@ -332,11 +369,14 @@ def _player_context(player: Player, **more) -> dict:
         }
         for preset, stats in results.stats_by_preset().items()
     ]
+    return {"overall": _stat_rows(results.stats(), results.money()), "presets": presets}
+
+
+def _player_context(player: Player, **more) -> dict:
     return {
         "player": player,
-        "overall": _stat_rows(results.stats(), results.money()),
-        "presets": presets,
-        "charts": _net_charts(player),
+        **stats_context(player.results.all()),
+        "charts": _net_charts(player.name, player.results.all()),
         "others": Player.objects.filter(group=player.group_id).exclude(pk=player.pk),
         **more,
     }

@@ -926,6 +926,39 @@ def _settle_group(net: dict[str, int], order: dict[str, int]) -> list[Payment]:
     return payments
 
 
+# The exact search's 2ⁿ·n steps take a tenth of a second at 16 players, and four times as
+# long with each two more: a group's balances, over months of guests, may hold that many.
+EXACT_SEARCH_MOST = 16
+
+
+def settle_balances(net: dict[str, int]) -> tuple[list[Payment], bool]:
+    """Payments that settle every balance exactly, as `fewest_transfers` gives them wherever
+    the search is small enough: (payments, whether they are the fewest).
+
+    Two players whose balances cancel pay each other in some fewest answer (were they in two
+    zero-sum groups, swapping them out leaves two zero-sum groups; in one bigger group, the
+    rest would be a group more), so they are paired off first. With more than
+    EXACT_SEARCH_MOST players left after that, each pays in turn (at most one payment fewer
+    than their number, though perhaps not the fewest).
+    """
+    if sum(net.values()) != 0:
+        raise ValueError("the balances must sum to zero")
+    order = {p: i for i, p in enumerate(net)}
+    owing = [p for p, cents in net.items() if cents]
+    if len(owing) <= EXACT_SEARCH_MOST:
+        return fewest_transfers(net), True
+    left, payments = dict(net), []
+    for payer in owing:
+        payee = next((p for p in owing if left[p] and left[p] == -left[payer] > 0), None)
+        if payee is not None:
+            payments.append(Payment(payer, payee, left[payee]))
+            left[payer] = left[payee] = 0
+    rest = {p: cents for p, cents in left.items() if cents}
+    exact = len(rest) <= EXACT_SEARCH_MOST
+    payments += fewest_transfers(rest) if exact else _settle_group(rest, order)
+    return sorted(payments, key=lambda t: (order[t.payer], order[t.payee])), exact
+
+
 # --- Statistics (§12) ----------------------------------------------------------------------
 
 

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from games import group_views, record_views, views
+from games import group_views, ledger_views, record_views, views
 
 app_name = "games"
 urlpatterns = [
@@ -54,4 +54,14 @@ urlpatterns += [
     path("groups/<int:pk>/leave/", group_views.group_leave, name="group_leave"),
     path("groups/<int:pk>/me/", group_views.group_me, name="group_me"),
     path("join/<str:token>/", group_views.join, name="join"),
+]
+urlpatterns += [
+    path("groups/<int:pk>/balances/", ledger_views.balances, name="balances"),
+    path("groups/<int:pk>/balances.csv", ledger_views.balances_csv, name="balances_csv"),
+    path(
+        "groups/<int:pk>/payments/<int:payment>/remove/",
+        ledger_views.payment_remove,
+        name="payment_remove",
+    ),
+    path("me/", ledger_views.me, name="me"),
 ]

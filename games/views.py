@@ -336,9 +336,8 @@ def _tonight(group: Group) -> dict | None:
     night = Night.latest(group)
     if night is None:
         return None
-    settle_up = night.settle_up()
-    marks = night.marks(settle_up)
-    transfers = [(s.currency, t, s.key(t) in marks) for s in settle_up for t in s.transfers]
+    settle_up, paid = night.settle_up(), night.paid_cents()
+    transfers = [(s.currency, t, s.covered(t, paid)) for s in settle_up for t in s.transfers]
     last = night.matches.order_by("-played_at").values_list("played_at", flat=True).first()
     return {
         "night": night,

@@ -22,6 +22,7 @@ from games.models import (
     Hand,
     Match,
     Night,
+    Payment,
     Play,
     Player,
     Result,
@@ -602,21 +603,35 @@ def test_each_currency_of_a_night_is_settled_on_its_own(user):
     assert usd.net["Cat"] == -350 and "Cat:Ann" not in [usd.key(t) for t in usd.transfers]
 
 
-def test_paid_marks_hold_until_the_nights_transfers_change(user):
+def test_a_transfer_marked_paid_is_a_payment_that_stays_when_the_transfers_change(user):
     match = played(user, EVENING, hands=[BOB_SWEEPS])
     night = match.night
     settle_up = night.settle_up()
     seen = Night.fingerprint(settle_up)
-    ann_pays = settle_up[0].key(settle_up[0].transfers[0])
-    assert night.mark(ann_pays, True, seen)
+    usd = settle_up[0]
+    ann_pays = usd.key(usd.transfers[0])
+    assert night.mark(ann_pays, True, seen, by=user)
+    assert night.mark(ann_pays, True, seen)  # a second tap records nothing more
     assert reload(match).version == 1  # the hands' version never moves for money
-    night = Night.objects.get(pk=night.pk)
-    assert night.marks(night.settle_up()) == {ann_pays}
+    payment = Payment.objects.get()
+    assert (payment.payer.name, payment.payee.name, payment.amount_cents) == ("Ann", "Bob", 350)
+    assert (payment.currency, payment.night, payment.recorded_by) == ("USD", night, user)
+    assert usd.covered(usd.transfers[0], night.paid_cents())
     assert not night.mark("USD:Bob:Ann", True, seen)  # no such payment
     played(user, EVENING + timedelta(hours=1), hands=[CAT_SWEEPS])
-    night = Night.objects.get(pk=night.pk)
-    assert night.marks(night.settle_up()) == set()
+    assert Payment.objects.get() == payment  # the money moved: the payment stays as it was
+    usd = night.settle_up()[0]
+    assert usd.transfers[0] == rules.Payment("Ann", "Bob", 700)  # half of it paid now
+    assert night.paid_cents() == {ann_pays: 350} and not usd.covered(usd.transfers[0], {})
+    assert not usd.covered(usd.transfers[0], night.paid_cents())
     assert not night.mark(ann_pays, False, seen)  # from a page drawn before the change
+    assert Payment.objects.count() == 1
+    now = Night.fingerprint([usd])
+    assert night.mark(ann_pays, True, now)  # the rest of it
+    assert sorted(night.payments.values_list("amount_cents", flat=True)) == [350, 350]
+    assert usd.covered(usd.transfers[0], night.paid_cents())
+    assert night.mark(ann_pays, False, now)  # not paid after all: both go
+    assert not Payment.objects.exists()
 
 
 def test_import_rename_and_merge_keep_the_results_true_to_a_replay(user):

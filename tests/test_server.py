@@ -201,6 +201,9 @@ def pages(client_in, user):
         url("account_delete"),
         reverse("password_change"),
         reverse("password_change_done"),
+        url("balances", match.group_id),
+        url("balances_csv", match.group_id),
+        url("me"),
     ]
 
 
@@ -228,7 +231,7 @@ def test_no_page_has_an_inline_style_script_or_handler(client_in, pages):
     html_pages = [
         r.content.decode() for r in responses if r["Content-Type"].startswith("text/html")
     ]
-    assert len(html_pages) == len(pages) - 4 + 1  # all but the four downloads, and the deal
+    assert len(html_pages) == len(pages) - 5 + 1  # all but the five downloads, and the deal
     for html in html_pages:
         assert not re.search(r"<[^>]*\sstyle=", html)
         assert not re.search(r"<[^>]*\son[a-z]+=", html)
@@ -1008,6 +1011,12 @@ def forms(match) -> dict:
             {"key": "Ann>Bob", "fingerprint": "x", "paid": "1"},
             ["key", "fingerprint", "paid"],
         ),
+        "payment": (
+            url("balances", match.group_id),
+            {"payer": str(bob.pk), "payee": str(cat.pk), "amount": "1.00", "currency": "USD"},
+            ["payer", "payee", "amount", "currency", "version", "token"],
+        ),
+        "payment_remove": (url("payment_remove", match.group_id, 1), {}, ["version"]),
     }
 
 
@@ -1017,6 +1026,8 @@ def queries(match) -> dict:
     return {
         "match_list": (url("match_list"), ["player", "page"]),
         "night_list": (url("night_list"), ["page"]),
+        "balances": (url("balances", match.group_id), ["page"]),
+        "me": (url("me"), ["page"]),
         "login": (reverse("login"), ["next"]),
         "match_detail": (match.get_absolute_url(), board),
         "match_shared": (match.get_share_url(), board),
@@ -1108,7 +1119,15 @@ def test_no_match_file_makes_the_import_fail(client_in):
 )
 @given(
     form=st.sampled_from(
-        ["match_create", "hand_create", "hand_check", "hand_edit", "hand_undo", "signup"]
+        [
+            "match_create",
+            "hand_create",
+            "hand_check",
+            "hand_edit",
+            "hand_undo",
+            "signup",
+            "payment",
+        ]
     ),
     data=st.data(),
     htmx=st.booleans(),

@@ -1660,7 +1660,7 @@ def paid_form(html: str, payer: str) -> dict:
     return dict(re.findall(r'type="hidden" name="(\w+)" value="([^"]*)"', form))
 
 
-def test_a_payment_marked_paid_stays_paid_until_the_transfers_change(client_in, user):
+def test_a_payment_marked_paid_stays_and_a_changed_transfer_shows_what_is_left(client_in, user):
     night, (match,) = night_of([BOB_SWEEPS])
     html = client_in.get(night.get_absolute_url()).content.decode()
     response = client_in.post(url("night_paid", night.pk), paid_form(html, "Ann"))
@@ -1673,6 +1673,8 @@ def test_a_payment_marked_paid_stays_paid_until_the_transfers_change(client_in, 
     make_match(user, hands=[CAT_SWEEPS], stakes=A_GAME_AND_A_DIME)  # the transfers change
     html = client_in.get(night.get_absolute_url()).content.decode()
     assert "Paid</span>" not in html
+    # Ann owes Bob $7.00 now; the $3.50 she paid stays paid.
+    assert re.search(r"<strong>Ann</strong> pays.*?\$7\.00.*?\$3\.50 of it paid", html, re.S)
     response = client_in.post(url("night_paid", night.pk), stale, **HX)
     answer = response.content.decode()
     assert "The payments changed since that page was drawn." in answer

@@ -1,0 +1,325 @@
+"""Who owes whom over the weeks: a group's balances and its payments, and a member's own
+record across their groups (`/me/`). Balances are read from the stored results and payments
+(`Group.balances`); nothing here replays a match."""
+
+from __future__ import annotations
+
+import secrets
+
+from django import forms
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import ValidationError
+from django.core.paginator import Paginator
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.utils import timezone
+from django.views.decorators.http import require_http_methods, require_POST
+
+from games import access, rules
+from games.models import (
+    Group,
+    Match,
+    Membership,
+    Payment,
+    PaymentsChanged,
+    Player,
+    Result,
+    Role,
+)
+from games.record_views import _amount, _csv, _net_charts, stats_context
+from games.views import _card
+from games.words import money
+
+# How many nights and payments a balance's workings list before summing up the earlier ones.
+WORKINGS_SHOWN = 12
+# The points of a chart of /me/: one a match up to this, then the total every so many matches.
+CHART_POINTS = 60
+
+AMOUNT_WORDS = "Enter an amount such as 4.50: no sign, at most two decimal places."
+CHANGED = (
+    "Another payment was recorded or removed since this page was drawn: here are the "
+    "balances as they are now."
+)
+
+
+def _token() -> str:
+    return secrets.token_urlsafe(12)
+
+
+class PaymentForm(forms.Form):
+    """A payment as typed: who paid whom, how much, in which of the group's currencies. The
+    page's version of the payments and a token of the form come with it, hidden."""
+
+    payer = forms.CharField(
+        label="Who paid", max_length=40, error_messages={"required": "Say who paid."}
+    )
+    payee = forms.CharField(
+        label="Whom they paid", max_length=40, error_messages={"required": "Say whom they paid."}
+    )
+    amount = forms.CharField(
+        label="How much",
+        max_length=20,
+        error_messages={"required": "Enter how much was paid.", "max_length": AMOUNT_WORDS},
+    )
+    currency = forms.ChoiceField(label="Currency")
+    version = forms.CharField(max_length=40, widget=forms.HiddenInput, required=False)
+    token = forms.RegexField(r"^[A-Za-z0-9_-]{1,32}$", widget=forms.HiddenInput, required=False)
+
+    def __init__(self, players: list[Player], currencies: list[str], *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.players = players
+        self.fields["currency"].choices = [(c, c) for c in currencies]
+        one_of = ", ".join(currencies) or "none yet"
+        self.fields["currency"].error_messages |= {
+            "required": f"Choose the currency: {one_of}.",
+            "invalid_choice": f"Choose one of the group's currencies: {one_of}.",
+        }
+        self.fields["token"].error_messages["invalid"] = "Reload the page and send it again."
+
+    def _player(self, field: str) -> Player:
+        """A player of the group, named by its id (as the page's lists send it) or name."""
+        text = self.cleaned_data[field].strip()
+        found = next((p for p in self.players if str(p.pk) == text), None)
+        found = found or next((p for p in self.players if p.name == text), None)
+        if found is None:
+            raise forms.ValidationError("Choose one of the group's players.")
+        return found
+
+    def clean_payer(self) -> Player:
+        return self._player("payer")
+
+    def clean_payee(self) -> Player:
+        return self._player("payee")
+
+    def clean_amount(self) -> int:
+        try:
+            return rules.parse_money(self.cleaned_data["amount"].strip())
+        except ValueError:
+            raise forms.ValidationError(AMOUNT_WORDS) from None
+
+
+def _workings(group: Group, balances) -> dict[tuple[str, str], dict]:
+    """Where each balance comes from: night by night (the latest first), then the payments,
+    each list cut at WORKINGS_SHOWN with the rest summed up."""
+    nights = Result.objects.filter(match__group=group).nets_by_night()
+    out: dict[tuple[str, str], dict] = {}
+
+    def entry(currency: str, name: str) -> dict:
+        empty = {"count": 0, "cents": 0}
+        return out.setdefault(
+            (currency, name),
+            {
+                "nights": [],
+                "earlier_nights": dict(empty),
+                "payments": [],
+                "earlier_payments": empty,
+            },
+        )
+
+    for s in balances:
+        for name in s.net:
+            entry(s.currency, name)
+    for currency, name, night, net, started in nights:
+        mine = entry(currency, name)
+        if len(mine["nights"]) < WORKINGS_SHOWN:
+            url = reverse("games:night_detail", args=[night])
+            mine["nights"].append({"url": url, "started": started, "cents": net})
+        else:
+            mine["earlier_nights"]["count"] += 1
+            mine["earlier_nights"]["cents"] += net
+    payments = group.payments.select_related("payer", "payee").order_by("-paid_at", "-pk")
+    for p in payments:
+        for name, words, cents in (
+            (p.payer.name, f"paid {p.payee.name}", p.amount_cents),
+            (p.payee.name, f"was paid by {p.payer.name}", -p.amount_cents),
+        ):
+            mine = entry(p.currency, name)
+            if len(mine["payments"]) < WORKINGS_SHOWN:
+                mine["payments"].append({"payment": p, "words": words, "cents": cents})
+            else:
+                mine["earlier_payments"]["count"] += 1
+                mine["earlier_payments"]["cents"] += cents
+    return out
+
+
+def _balances_page(
+    request: HttpRequest, group: Group, form=None, notice=None, status=200
+) -> HttpResponse:
+    can_score = access.role(request, group.pk).allows(Role.SCORER)
+    version = group.payments.version()  # read first: the page is never newer than this
+    balances = group.balances()
+    workings = _workings(group, balances)
+    names = {name for s in balances for name in s.net}
+    urls = {
+        name: reverse("games:player_detail", args=[pk])
+        for name, pk in Player.objects.filter(group=group, name__in=names).values_list("name", "pk")
+    }
+    players = list(group.players.order_by("name"))
+    pks = {p.name: p.pk for p in players}
+    sections = [
+        {
+            "currency": s.currency,
+            "fewest": s.fewest,
+            "transfers": [
+                {
+                    "payment": t,
+                    "payer": pks.get(t.payer),
+                    "payee": pks.get(t.payee),
+                    "amount": rules.format_money(t.cents),
+                    "token": _token(),
+                }
+                for t in s.transfers
+            ],
+            "players": [
+                {
+                    "name": name,
+                    "balance": cents,
+                    "url": urls.get(name),
+                    **workings[s.currency, name],
+                }
+                for name, cents in s.net.items()
+            ],
+        }
+        for s in balances
+    ]
+    currencies = group.currencies()
+    if form is None:
+        form = PaymentForm(players, currencies, initial={"currency": (currencies or [""])[0]})
+    payments = group.payments.select_related("payer", "payee", "night").order_by("-paid_at", "-pk")
+    context = {
+        "group": group,
+        "can_score": can_score,
+        "sections": sections,
+        "form": form,
+        "players": players,
+        "currencies": currencies,
+        "version": version,
+        "token": _token(),
+        "payments": Paginator(payments, 20).get_page(request.GET.get("page")),
+        "notice": notice,
+    }
+    return render(request, "games/balances.html", context, status=status)
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def balances(request: HttpRequest, pk: int) -> HttpResponse:
+    """Each currency's balances and the fewest payments that settle them; a scorer records a
+    payment here (POST)."""
+    group = access.get(request, Group, pk=pk)
+    if request.method == "GET":
+        return _balances_page(request, group)
+    access.require(request, group.pk, Role.SCORER)
+    players = list(group.players.order_by("name"))
+    form = PaymentForm(players, group.currencies(), request.POST)
+    if not form.is_valid():
+        return _balances_page(request, group, form)
+    data = form.cleaned_data
+    payer, payee, cents, currency = data["payer"], data["payee"], data["amount"], data["currency"]
+    try:
+        Payment.record(
+            group, payer, payee, cents, currency, data["version"], data["token"], request.user
+        )
+    except ValidationError as e:
+        form.add_error(None, e)
+        return _balances_page(request, group, form)
+    except PaymentsChanged:
+        notice = f"{CHANGED} If {payer.name}'s payment is not among them, record it again."
+        return _balances_page(request, group, form, notice, status=409)
+    messages.success(request, f"Recorded: {payer.name} paid {payee.name} {money(cents, currency)}.")
+    return redirect(reverse("games:balances", args=[group.pk]))
+
+
+@login_required
+@require_POST
+def payment_remove(request: HttpRequest, pk: int, payment: int) -> HttpResponse:
+    """A scorer takes a payment back: it was never made, or was recorded twice."""
+    group = access.get(request, Group, Role.SCORER, pk=pk)
+    found = Payment.objects.filter(pk=payment, group=group).select_related("payer", "payee")
+    found = found.first()
+    version = request.POST.get("version", "")
+    try:
+        removed = found is not None and found.remove(version)
+    except PaymentsChanged:
+        notice = f"{CHANGED} Nothing was removed: remove it again if you still mean to."
+        return _balances_page(request, group, notice=notice, status=409)
+    if not removed:
+        notice = "That payment was removed already: nothing changed."
+        return _balances_page(request, group, notice=notice, status=409)
+    what = f"{found.payer.name} paid {found.payee.name} {money(found.amount_cents, found.currency)}"
+    messages.info(request, f"Removed: {what}.")
+    return redirect(reverse("games:balances", args=[group.pk]))
+
+
+@login_required
+@require_http_methods(["GET"])
+def balances_csv(request: HttpRequest, pk: int) -> HttpResponse:
+    """The balances as a night's settle-up CSV has its nets: a `net` row per player owing or
+    owed, then a `pays` row per payment that settles them."""
+    group = access.get(request, Group, pk=pk)
+    response, out = _csv(f"buck-euchre-balances-{timezone.localdate():%Y-%m-%d}.csv")
+    out.writerow(["currency", "row", "player", "to", "amount", "paid"])
+    for s in group.balances():
+        for name, cents in s.net.items():
+            if cents:
+                out.writerow([s.currency, "net", name, "", _amount(cents), ""])
+        for t in s.transfers:
+            out.writerow([s.currency, "pays", t.payer, t.payee, _amount(t.cents), ""])
+    return response
+
+
+# --- My record ------------------------------------------------------------------------------
+
+
+def _owes_words(cents: int, currency: str) -> str:
+    if cents < 0:
+        return f"you owe {money(-cents, currency)}"
+    if cents > 0:
+        return f"you are owed {money(cents, currency)}"
+    return "you are square"
+
+
+@login_required
+@require_http_methods(["GET"])
+def me(request: HttpRequest) -> HttpResponse:
+    """The signed-in user's record over every group in which they have said "this is me":
+    §12's statistics, money, the chart of it, their matches and what they owe in each."""
+    mine = list(
+        Membership.objects.filter(user=request.user, player__isnull=False)
+        .select_related("group", "player")
+        .order_by("group__name", "group__pk")
+    )
+    players = [m.player for m in mine]
+    results = Result.objects.filter(player__in=players)
+    groups = [
+        {
+            "group": m.group,
+            "player": m.player,
+            "balances": [
+                (currency, cents, _owes_words(cents, currency))
+                for currency, cents in Group.balance_of(m.player).items()
+            ],
+        }
+        for m in mine
+    ]
+    matches = (
+        Match.objects.filter(results__player__in=players)
+        .select_related("group")
+        .order_by("-played_at", "-pk")
+        .with_results()
+    )
+    page = Paginator(matches, 20).get_page(request.GET.get("page"))
+    cards = [{**_card(m), "group": m.group} for m in page]
+    context = {
+        "groups": groups,
+        **stats_context(results),
+        "charts": _net_charts(request.user.get_username(), results, most=CHART_POINTS),
+        "page": page,
+        "cards": cards,
+        "others": Membership.objects.filter(user=request.user, player__isnull=True)
+        .select_related("group")
+        .order_by("group__name"),
+    }
+    return render(request, "games/me.html", context)
