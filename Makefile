@@ -36,5 +36,6 @@ bench: install
 	$(PY) bench/replay_bench.py
 	$(PY) bench/pages_bench.py
 	$(PY) bench/records_bench.py
+	$(PY) bench/me_bench.py
 	$(PY) bench/race_bench.py
 	$(PY) bench/undated_bench.py
