@@ -48,6 +48,12 @@ def _token() -> str:
     return secrets.token_urlsafe(12)
 
 
+def _version(request: HttpRequest) -> str | None:
+    """The payments' version the page was drawn at; None where no page sent one (a script):
+    then there is no page to be out of date."""
+    return request.POST.get("version") if "version" in request.POST else None
+
+
 class PaymentForm(forms.Form):
     """A payment as typed: who paid whom, how much, in which of the group's currencies. The
     page's version of the payments and a token of the form come with it, hidden."""
@@ -63,7 +69,7 @@ class PaymentForm(forms.Form):
         max_length=20,
         error_messages={"required": "Enter how much was paid.", "max_length": AMOUNT_WORDS},
     )
-    currency = forms.ChoiceField(label="Currency")
+    currency = forms.ChoiceField(label="Currency", required=False)
     version = forms.CharField(max_length=40, widget=forms.HiddenInput, required=False)
     token = forms.RegexField(r"^[A-Za-z0-9_-]{1,32}$", widget=forms.HiddenInput, required=False)
 
@@ -92,6 +98,16 @@ class PaymentForm(forms.Form):
 
     def clean_payee(self) -> Player:
         return self._player("payee")
+
+    def clean_currency(self) -> str:
+        """The currency chosen; left out, the group's only one, if it has only one."""
+        currency = self.cleaned_data["currency"]
+        choices = [c for c, _ in self.fields["currency"].choices]
+        if not currency and len(choices) == 1:
+            return choices[0]
+        if not currency:
+            raise forms.ValidationError(self.fields["currency"].error_messages["required"])
+        return currency
 
     def clean_amount(self) -> int:
         try:
@@ -220,7 +236,7 @@ def balances(request: HttpRequest, pk: int) -> HttpResponse:
     payer, payee, cents, currency = data["payer"], data["payee"], data["amount"], data["currency"]
     try:
         Payment.record(
-            group, payer, payee, cents, currency, data["version"], data["token"], request.user
+            group, payer, payee, cents, currency, _version(request), data["token"], request.user
         )
     except ValidationError as e:
         form.add_error(None, e)
@@ -239,9 +255,8 @@ def payment_remove(request: HttpRequest, pk: int, payment: int) -> HttpResponse:
     group = access.get(request, Group, Role.SCORER, pk=pk)
     found = Payment.objects.filter(pk=payment, group=group).select_related("payer", "payee")
     found = found.first()
-    version = request.POST.get("version", "")
     try:
-        removed = found is not None and found.remove(version)
+        removed = found is not None and found.remove(_version(request))
     except PaymentsChanged:
         notice = f"{CHANGED} Nothing was removed: remove it again if you still mean to."
         return _balances_page(request, group, notice=notice, status=409)

@@ -461,17 +461,18 @@ class Night(models.Model):
         )
         return {payment_key(*key): cents for *key, cents in rows}
 
-    def mark(self, key: str, paid: bool, fingerprint: str, by=None) -> bool:
+    def mark(self, key: str, paid: bool, fingerprint: str | None, by=None) -> bool:
         """Mark a transfer of the night paid (a payment of what is left of it is recorded) or
         not paid after all (the night's payments for it are removed), as seen on a page
-        showing the transfers `fingerprint`; False, and nothing changed, if the transfers have
-        changed since. Marking twice changes nothing more. ValidationError if it can't be
-        one payment."""
+        showing the transfers `fingerprint` (None: from no page); False, and nothing changed,
+        if the transfers have changed since. Marking twice changes nothing more.
+        ValidationError if it can't be one payment."""
         with transaction.atomic():
             _groups_turn(self.group_id)  # payments of a group are written in turns
             settle_up = self.settle_up()
             found = {s.key(t): (s, t) for s in settle_up for t in s.transfers}.get(key)
-            if fingerprint != self.fingerprint(settle_up) or found is None:
+            stale = fingerprint is not None and fingerprint != self.fingerprint(settle_up)
+            if stale or found is None:
                 return False
             s, transfer = found
             recorded = self.payments.filter(
@@ -633,32 +634,36 @@ class Payment(models.Model):
 
     @classmethod
     def record(
-        cls, group, payer, payee, cents: int, currency: str, version: str, token="", by=None
+        cls, group, payer, payee, cents: int, currency: str, version, token="", by=None
     ) -> tuple[Payment, bool]:
         """Record a payment from a page drawn at the payments' `version`: (payment, stored).
         The same form arriving twice (`token`) is stored once; from a page drawn before
         another payment was recorded or removed, PaymentsChanged and nothing stored (two
         phones recording the same payment store it once); ValidationError if it can't be
-        one."""
+        one. A `version` of None (sent from no page, as a script may) is checked against
+        nothing."""
         with transaction.atomic():
             _groups_turn(group.pk)
             if token:
                 same = cls.objects.filter(group=group, token=token).first()
                 if same is not None:
                     return same, False
-            if version != group.payments.version():
+            if version is not None and version != group.payments.version():
                 raise PaymentsChanged(version)
             return cls.store(group.pk, payer, payee, cents, currency, by, token=token), True
 
-    def remove(self, version: str) -> bool:
+    def remove(self, version: str | None) -> bool:
         """Take the payment back, from a page drawn at the payments' `version`: False if it is
         gone already; PaymentsChanged, and nothing removed, from a page drawn before another
-        payment was recorded or removed."""
+        payment was recorded or removed (a `version` of None, from no page, is not)."""
         with transaction.atomic():
             _groups_turn(self.group_id)
             if not Payment.objects.filter(pk=self.pk).exists():
                 return False
-            if version != Payment.objects.filter(group=self.group_id).version():
+            if (
+                version is not None
+                and version != Payment.objects.filter(group=self.group_id).version()
+            ):
                 raise PaymentsChanged(version)
             Payment.objects.filter(pk=self.pk).delete()
             return True

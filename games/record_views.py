@@ -155,7 +155,7 @@ def night_detail(request: HttpRequest, pk: int) -> HttpResponse:
 def night_paid(request: HttpRequest, pk: int) -> HttpResponse:
     """Mark a payment of the night paid, or not paid after all."""
     night = _get_night(request, pk, Role.SCORER)
-    key, seen = request.POST.get("key", ""), request.POST.get("fingerprint", "")
+    key, seen = request.POST.get("key", ""), request.POST.get("fingerprint")
     notice = None
     try:
         marked = night.mark(key, request.POST.get("paid") == "1", seen, by=request.user)

@@ -526,6 +526,28 @@ def test_a_players_name_names_them_too(client_in, imported):
     assert Payment.objects.get().payer.name == "Eve"
 
 
+def test_a_script_sends_a_payment_without_a_page_and_takes_it_back(client_in, imported):
+    # No version, no token and no currency (the group plays in dollars only): from no page,
+    # there is no page to be out of date.
+    path = url("balances", imported.pk)
+    response = client_in.post(path, {"payer": "Dan", "payee": "Bob", "amount": "4"})
+    assert response.status_code == 302
+    payment = Payment.objects.get()
+    assert (payment.amount_cents, payment.currency, payment.token) == (400, "USD", "")
+    removal = url("payment_remove", imported.pk, payment.pk)
+    assert client_in.post(removal).status_code == 302
+    assert client_in.post(removal).status_code == 409
+    assert not Payment.objects.exists()
+    night = Night.objects.filter(group=imported).order_by("pk").first()
+    response = client_in.post(url("night_paid", night.pk), {"key": "USD:Ann:Bob", "paid": "1"})
+    assert response.status_code == 302
+    assert Payment.objects.values_list("payer__name", "amount_cents", "night").get() == (
+        "Ann",
+        720,
+        night.pk,
+    )
+
+
 def test_a_double_tap_stores_once_and_a_second_phones_same_payment_hears_it_changed(
     client, imported, user
 ):
@@ -825,10 +847,13 @@ def test_odd_input_in_any_field_of_a_payment_is_answered_in_words(client, user):
     }
     failures = []
     for field in ["payer", "payee", "amount", "currency", "version", "token"]:
-        for value in WORST:
-            response = send(client, "POST", url("balances", group.pk), {**good, field: value})
-            stored = response.status_code == 302 and field != "token"  # any token will do
-            if response.status_code >= 500 or stored:
+        for i, value in enumerate(WORST):
+            # Each a form of its own, from the page as it is now, with one field made odd.
+            data = {**good, "version": group.payments.version(), "token": f"{field}{i}"}
+            response = send(client, "POST", url("balances", group.pk), {**data, field: value})
+            # Any token will do; no currency is the group's only one.
+            fine = field == "token" or (field, value) == ("currency", "")
+            if response.status_code >= 500 or (response.status_code == 302 and not fine):
                 failures.append((field, value[:20], response.status_code))
     stored = Payment.objects.values_list("payer__name", "payee__name", "amount_cents")
     assert set(stored) <= {("Ann", "Bob", 100)}
