@@ -464,6 +464,18 @@ def test_the_balances_page_says_who_owes_whom_and_where_each_balance_comes_from(
     assert "Record a payment" in page and "No payment recorded yet." in page
 
 
+def test_a_long_history_lists_the_latest_nights_and_sums_up_the_earlier_ones(client_in, user):
+    group = Group.home(user)
+    for week in range(ledger_views.WORKINGS_SHOWN + 2):
+        played(group, MONDAY + timedelta(days=7 * week), [BOB_SWEEPS])
+    page = text(client_in.get(url("balances", group.pk)))
+    ann = re.search(r'<span class="name">Ann</span>.*?</details>', page, re.S).group(0)
+    assert ann.count("The night of") == ledger_views.WORKINGS_SHOWN
+    assert "The night of Mon 1 Feb 2027" in ann  # the latest first
+    assert re.search(r"2 nights before those:\s*<strong>−\$7\.00</strong>", ann)
+    assert "−$49.00" in ann  # fourteen nights at $3.50
+
+
 def test_a_partial_payment_is_listed_with_who_recorded_it_and_moves_the_balances(
     client_in, imported
 ):
