@@ -88,7 +88,8 @@ class PaymentForm(forms.Form):
         """A player of the group, named by its id (as the page's lists send it) or name."""
         text = self.cleaned_data[field].strip()
         found = next((p for p in self.players if str(p.pk) == text), None)
-        found = found or next((p for p in self.players if p.name == text), None)
+        key = rules.name_key(text)
+        found = found or next((p for p in self.players if rules.name_key(p.name) == key), None)
         if found is None:
             raise forms.ValidationError("Choose one of the group's players.")
         return found
