@@ -25,6 +25,7 @@ from django.template.defaultfilters import pluralize
 from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils import timezone
+from django.utils.functional import SimpleLazyObject
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.safestring import mark_safe
 from django.views.decorators.cache import cache_control
@@ -101,10 +102,10 @@ def _summary(match: Match, replayed=None, all_hands: bool = False, me=None) -> d
     payments, net = rules.settle(state, stakes)
     must_play = state.must_play()
     shown = results if all_hands else results[-HISTORY_SHOWN:]
-    authors = Change.authors(match, [r.number for r in shown]) if shown and me else {}
-    history = []
-    for result in shown:
-        history.append(
+
+    def history():
+        authors = Change.authors(match, [r.number for r in shown]) if shown and me else {}
+        lines = [
             {
                 "number": result.number,
                 "dealer": result.dealer,
@@ -112,7 +113,9 @@ def _summary(match: Match, replayed=None, all_hands: bool = False, me=None) -> d
                 "cells": [_cell(p, result.changes[p], result.scores[p]) for p in state.players],
                 "by": _author(authors.get(result.number), me),
             }
-        )
+            for result in shown
+        ]
+        return lines[::-1]
     standings = [
         {
             "name": p,
@@ -128,7 +131,10 @@ def _summary(match: Match, replayed=None, all_hands: bool = False, me=None) -> d
         "match": match,
         "state": state,
         "standings": standings,
-        "history": history[::-1],
+        # Put together only where the page draws it: a board drawn before at this version
+        # comes from the cache (the "hands" partial).
+        "history": SimpleLazyObject(history),
+        "names": ",".join(state.players),
         "payments": payments,
         "stakes": stakes,
         "stakes_text": stakes_text(stakes),

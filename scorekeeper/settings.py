@@ -136,6 +136,24 @@ elif DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
     )
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
+
+def cache_from_url(url: str) -> dict:
+    """The shared cache every worker and every server sees (drawn boards): the database's
+    own cache table by default (made by migration 0012), or Redis or Memcached."""
+    scheme, _, rest = url.partition("://")
+    if scheme == "db":
+        return {"BACKEND": "django.core.cache.backends.db.DatabaseCache", "LOCATION": rest}
+    if scheme in ("redis", "rediss"):
+        return {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": url}
+    if scheme == "memcached":
+        backend = "django.core.cache.backends.memcached.PyMemcacheCache"
+        return {"BACKEND": backend, "LOCATION": rest}
+    raise ValueError(f"CACHE_URL must start with db://, redis:// or memcached://, not {url!r}")
+
+
+CACHE_TABLE = "games_cache"
+CACHES = {"default": cache_from_url(os.getenv("CACHE_URL") or f"db://{CACHE_TABLE}")}
+
 AUTHENTICATION_BACKENDS = [
     "axes.backends.AxesStandaloneBackend",
     "django.contrib.auth.backends.ModelBackend",
