@@ -15,11 +15,13 @@ from django.contrib.auth import get_user_model, login, logout
 from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.forms import AuthenticationForm
+from django.core.cache import cache
 from django.core.exceptions import ValidationError
 from django.core.paginator import Paginator
 from django.db import OperationalError, transaction
 from django.http import Http404, HttpRequest, HttpResponse
 from django.http.multipartparser import TooManyFilesSent
+from django.middleware.csrf import get_token
 from django.shortcuts import get_object_or_404, redirect, render, resolve_url
 from django.template.defaultfilters import pluralize
 from django.template.loader import render_to_string
@@ -116,6 +118,7 @@ def _summary(match: Match, replayed=None, all_hands: bool = False, me=None) -> d
             for result in shown
         ]
         return lines[::-1]
+
     standings = [
         {
             "name": p,
@@ -156,6 +159,23 @@ def _author(change: Change | None, me) -> str:
     return f"saved by {change.by}" if change.by and change.by != me.get_username() else ""
 
 
+# A board drawn for a version of a match is drawn once: the next page, poll or phone at that
+# version takes it from the shared cache. Its key holds all the drawing depends on (the version
+# moves with every change of the hands; the names do not, so they are in it too), and the
+# forms' CSRF token is put in as each request's own.
+BOARD_CACHE_SECONDS = 60 * 60 * 24
+CSRF_MARK = "csrf-token-of-the-request-0f3c9a7e"
+
+
+def _board_key(request: HttpRequest, match: Match, role: Role) -> str | None:
+    """The key of a board as a plain GET draws it; None where it is drawn for one request
+    (a form with what the player entered, a notice)."""
+    if request.method != "GET":
+        return None
+    parts = (match.pk, match.version, ",".join(match.names), role, request.user.get_username())
+    return "board:" + ":".join(map(str, (*parts, _all_hands(request))))
+
+
 def _board(
     request: HttpRequest,
     match: Match,
@@ -164,31 +184,49 @@ def _board(
     status: int = 200,
     replayed=None,
 ) -> HttpResponse:
-    context = _summary(match, replayed, _all_hands(request), me=request.user)
-    state = context["state"]
     role = access.role(request, match.group_id)
-    if not role.allows(Role.SCORER):
-        form = None
-    elif form is None and not state.finished:
-        form = HandForm(state, initial={"number": state.hands + 1, "version": match.version})
+    key = _board_key(request, match, role) if form is None and notice is None else None
+    drawn = cache.get(key) if key else None
     share_url = request.build_absolute_uri(match.get_share_url())
-    context.update(
-        form=form,
-        number=state.hands + 1,
-        notice=notice,
-        history_url=match.get_absolute_url() + "?hands=all",
-        share_url=share_url,
-        share_qr=lambda: _qr(share_url),  # drawn only where the page shows it
-        viewer=not role.allows(Role.SCORER),
-        is_owner=role.allows(Role.OWNER),
-    )
-    template = _partial(request, "games/match_detail.html", _region(request))
-    response = render(request, template, context, status=status)
+    context = {
+        "match": match,
+        "share_url": share_url,
+        "share_qr": lambda: _qr(share_url),  # drawn only where the page shows it
+        "viewer": not role.allows(Role.SCORER),
+        "is_owner": role.allows(Role.OWNER),
+    }
+    if drawn is None:
+        context.update(_summary(match, replayed, _all_hands(request), me=request.user))
+        state = context["state"]
+        if not role.allows(Role.SCORER):
+            form = None
+        elif form is None and not state.finished:
+            form = HandForm(state, initial={"number": state.hands + 1, "version": match.version})
+        context.update(
+            form=form,
+            number=state.hands + 1,
+            notice=notice,
+            history_url=match.get_absolute_url() + "?hands=all",
+        )
+        if key:
+            board = render_to_string(
+                "games/match_detail.html#board", {**context, "csrf_token": CSRF_MARK}, request
+            )
+            cache.set(key, board, BOARD_CACHE_SECONDS)
+            drawn = board
+    if drawn is not None:
+        context["board"] = mark_safe(drawn.replace(CSRF_MARK, get_token(request)))
+    region = _region(request)
+    if request.htmx and region == "board" and "board" in context:
+        response = HttpResponse(context["board"], status=status)
+    else:
+        template = _partial(request, "games/match_detail.html", region)
+        response = render(request, template, context, status=status)
     if request.htmx and (request.method == "POST" or "v" in request.GET):
         response["HX-Trigger"] = "board-changed"  # the score race under the board follows
     if "v" in request.GET:  # a poll: what changed, for a phone in the middle of a hand
         before = _count(request.GET.get("n"))
-        response["X-Board-Change"] = _what_changed(request, match, before, state.hands)
+        response["X-Board-Change"] = _what_changed(request, match, before, match.hands_played)
     return response
 
 

@@ -2007,3 +2007,43 @@ def test_the_new_match_page_words_the_rules_being_chosen(client_in):
     assert words.lstrip().startswith('<details class="rules-words"')
     assert "start at 20" in words and "There is no set" in words
     assert "Each loser pays the winner $2.00 a game" in words
+
+
+def test_a_board_drawn_once_a_version_is_never_older_than_the_hands(client, client_in, user):
+    match = make_match(user, hands=[CLUB])
+
+    def board():
+        html = client_in.get(match.get_absolute_url()).content.decode()
+        return re.sub(r'(value="|"X-CSRFToken": ")[A-Za-z0-9]{64}"', "TOKEN", html)
+
+    first = board()
+    assert board() == first  # drawn once, then the same
+    Player.objects.get(name="Bob").rename("Robert")
+    renamed = client_in.get(match.get_absolute_url()).content.decode()
+    assert "Robert" in renamed and ">Bob<" not in renamed
+    client_in.post(url("hand_create", match.pk), drawn(match, ORDERED_POST, number="2"))
+    assert "Undo hand 2" in client_in.get(match.get_absolute_url()).content.decode()
+
+
+def test_a_drawn_board_carries_each_reader_s_own_csrf_token(user, other_user):
+    from django.test import Client
+
+    match = make_match(user)
+    Group.home(user).join(other_user, "scorer")
+    tokens = []
+    for who in (user, other_user):
+        c = Client(enforce_csrf_checks=True)
+        c.force_login(who)
+        html = c.get(match.get_absolute_url()).content.decode()
+        form = re.search(r'<form[^>]*id="hand-form".*?</form>', html, re.S).group(0)
+        token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', form).group(1)
+        assert "csrf-token-of-the-request" not in html
+        response = c.post(
+            url("hand_create", match.pk),
+            drawn(match, ORDERED_POST, csrfmiddlewaretoken=token),
+        )
+        tokens.append(token)
+        assert response.status_code in (302, 409)  # past the CSRF check (else 403)
+        forged = c.post(url("hand_create", match.pk), drawn(match, ORDERED_POST))
+        assert forged.status_code == 403  # the check is on
+    assert tokens[0] != tokens[1]
