@@ -2,10 +2,10 @@
 
 The minimal view renders a small template with one query (Django's own floor for a page).
 Against it: the scoreboard, a check of a hand being entered and a save, at 3, 20 and 60 hands,
-and a live board's poll of an unchanged match (a 204). Through the test client on a throwaway
-SQLite database, logged in; checks and saves are sent form-encoded, as htmx sends them. The
-requests take turns, and each figure is the median of 200. Run with
-`.venv/bin/python bench/pages_bench.py`.
+the shared board (no account) and a live board's poll of an unchanged match (a 204). Through
+the test client on a throwaway SQLite database, logged in; checks and saves are sent
+form-encoded, as htmx sends them. The requests take turns, and each figure is the median of
+200. Run with `.venv/bin/python bench/pages_bench.py`.
 """
 
 import sys
@@ -83,6 +83,7 @@ def main():
         requests[f"check, {n} hands"] = answered(200, post, client, f"{board}hands/check/", check)
         requests[f"save, {n} hands"] = save
     match = match_with(20)
+    requests["shared board, 20 hands"] = answered(200, Client().get, match.get_share_url())
     poll = {"v": match.version, "n": 20}
     requests["204 poll, 20 hands"] = answered(204, client.get, match.get_absolute_url(), poll, **HX)
     figures = by_turns(requests, ROUNDS, WARM_UP)

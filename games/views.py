@@ -571,10 +571,21 @@ def match_shared(request: HttpRequest, token: str) -> HttpResponse:
         template = _partial(request, "games/link_gone.html", "board")
         # A board left open stops asking (htmx stops polling on 286); a page opened anew: 404.
         return render(request, template, status=286 if request.htmx else 404)
-    context = _summary(match, all_hands=_all_hands(request))
-    context.update(viewer=True, history_url=match.get_share_url() + "?hands=all")
-    template = _partial(request, "games/match_shared.html", _region(request))
-    return render(request, template, context)
+    region = _region(request)
+    context = {"match": match}
+    key = f"shared:{token}:{match.version}:{','.join(match.names)}:{_all_hands(request)}"
+    board = cache.get(key) if region == "board" else None
+    if board is None:
+        context.update(_summary(match, all_hands=_all_hands(request)))
+        context.update(viewer=True, history_url=match.get_share_url() + "?hands=all")
+        if region == "board":
+            board = render_to_string("games/match_shared.html#board", context, request)
+            cache.set(key, board, BOARD_CACHE_SECONDS)
+    if board is not None:
+        if request.htmx:
+            return HttpResponse(board)
+        context["board"] = mark_safe(board)
+    return render(request, _partial(request, "games/match_shared.html", region), context)
 
 
 @login_required
