@@ -35,7 +35,6 @@ from games.words import money
 # How many nights and payments a balance's workings list before summing up the earlier ones.
 WORKINGS_SHOWN = 12
 # The points of a chart of /me/: one a match up to this, then the total every so many matches.
-CHART_POINTS = 60
 
 AMOUNT_WORDS = "Enter an amount such as 4.50: no sign, at most two decimal places."
 CHANGED = (
@@ -331,7 +330,7 @@ def me(request: HttpRequest) -> HttpResponse:
     context = {
         "groups": groups,
         **stats_context(results),
-        "charts": _net_charts(request.user.get_username(), results, most=CHART_POINTS),
+        "charts": _net_charts(request.user.get_username(), results),
         "page": page,
         "cards": cards,
         "others": Membership.objects.filter(user=request.user, player__isnull=True)

@@ -17,7 +17,7 @@ from django.urls import reverse
 from hypothesis import given
 from hypothesis import strategies as st
 
-from games import ledger_views, rules
+from games import ledger_views, record_views, rules
 from games.models import (
     Group,
     Match,
@@ -812,7 +812,7 @@ def test_my_matches_come_newest_first_twenty_a_page(client_in, user):
 
 
 def test_my_chart_keeps_to_a_bounded_number_of_points(client_in, user, monkeypatch):
-    monkeypatch.setattr(ledger_views, "CHART_POINTS", 4)
+    monkeypatch.setattr(record_views, "CHART_POINTS", 4)
     group = Group.home(user)
     for day in range(9):
         played(group, MONDAY + timedelta(days=day), [BOB_SWEEPS if day % 3 else CAT_SWEEPS])
@@ -1020,3 +1020,13 @@ def test_two_phones_removing_one_payment_at_once_remove_it_once(table_server):
         assert not query_rows(
             table_server["db"], f"SELECT id FROM games_payment WHERE id = {payment}"
         )
+
+
+def test_a_player_s_chart_keeps_to_a_bounded_number_of_points(client_in, user, monkeypatch):
+    monkeypatch.setattr(record_views, "CHART_POINTS", 4)
+    group = Group.home(user)
+    for day in range(9):
+        played(group, MONDAY + timedelta(days=day), [BOB_SWEEPS if day % 3 else CAT_SWEEPS])
+    page = text(client_in.get(players(group)["Ann"].get_absolute_url()))
+    points = re.search(r'<polyline[^>]*points="([^"]+)"', page).group(1).split()
+    assert len(points) == 5  # the start and four totals
