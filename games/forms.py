@@ -15,7 +15,6 @@ from games.templatetags.games import CHOICE_WORDS, OPTION_LABELS, option_text
 
 PASS = "pass"
 PICK_DEALER = "Pick who deals first: a seat with a player in it."
-MAX_STAKE = 999_999
 NO_OVERRIDE = ""
 WORD_OPTIONS = {"auto_trump", "bidding", "all_pass", "ties"}
 BOOL_OPTIONS = {"sweep_wins", "lone_maker_sweeps"}
@@ -59,7 +58,7 @@ class CentsField(forms.CharField):
 
     default_error_messages = {
         "invalid": "Enter an amount such as 1.50: no sign, at most two decimal places.",
-        "too_big": f"Stakes must be under {MAX_STAKE + 1:,}.",
+        "too_big": rules.STAKE_TOO_BIG,
     }
 
     def to_python(self, value) -> int | None:
@@ -70,7 +69,7 @@ class CentsField(forms.CharField):
             cents = rules.parse_money(text)
         except ValueError:
             raise forms.ValidationError(self.error_messages["invalid"], code="invalid") from None
-        if cents > MAX_STAKE * 100:
+        if cents > rules.MAX_STAKE_CENTS:
             raise forms.ValidationError(self.error_messages["too_big"], code="too_big")
         return cents
 

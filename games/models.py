@@ -524,10 +524,6 @@ def _matches_turn(matches) -> list[int]:
     return list(locked.values_list("pk", flat=True))
 
 
-# The most a stake (`_check_fits`) or a payment can be: under 1,000,000.
-MAX_CENTS = 10**8 - 1
-
-
 class PaymentsChanged(Exception):
     """A write from a page drawn before the group's payments last changed (another phone
     recorded or removed one)."""
@@ -578,7 +574,7 @@ class Payment(models.Model):
         ordering = ["-paid_at", "-pk"]
         constraints = [
             models.CheckConstraint(
-                condition=Q(amount_cents__gt=0, amount_cents__lte=MAX_CENTS),
+                condition=Q(amount_cents__gt=0, amount_cents__lte=rules.MAX_STAKE_CENTS),
                 name="payment_amount_range",
             ),
             models.CheckConstraint(
@@ -600,8 +596,8 @@ class Payment(models.Model):
         """ValidationError, in words and on its field, unless this can be a payment of the group."""
         if cents <= 0:
             raise ValidationError({"amount": "Enter how much was paid: more than 0."})
-        if cents > MAX_CENTS:
-            words = f"{(MAX_CENTS + 1) // 100:,}"
+        if cents > rules.MAX_STAKE_CENTS:  # as much as a stake can be, and no more
+            words = f"{(rules.MAX_STAKE_CENTS + 1) // 100:,}"
             raise ValidationError({"amount": f"A payment must be under {words}."})
         if payer.group_id != group_id or payee.group_id != group_id:
             raise ValidationError({"payer": "Choose two of the group's players."})
@@ -1120,8 +1116,8 @@ def _check_fits(names, stakes: rules.Stakes):
         raise rules.RuleError(
             "bad_file", "The currency should be a short label such as USD or $.", "currency"
         )
-    if max(stakes.per_game, stakes.per_point, stakes.per_set) > MAX_CENTS:
-        raise rules.RuleError("bad_file", "Stakes must be under 1,000,000.", "per_game")
+    if max(stakes.per_game, stakes.per_point, stakes.per_set) > rules.MAX_STAKE_CENTS:
+        raise rules.RuleError("bad_file", rules.STAKE_TOO_BIG, "per_game")
 
 
 class Seat(models.Model):
@@ -1371,7 +1367,7 @@ class Result(models.Model):
     seat = models.PositiveSmallIntegerField(help_text="clockwise, from 0")
     score = models.IntegerField()
     won = models.BooleanField(default=False)
-    # Stakes up to the form's 999,999.99 times a score up to a million: beyond 32 bits.
+    # Stakes up to rules.MAX_STAKE_CENTS times a score up to a million: beyond 32 bits.
     net_cents = models.BigIntegerField(default=0, help_text="money won (+) or lost (−), in cents")
     short = models.PositiveSmallIntegerField(
         default=0, help_text="hands they fell short: set, or played and took no trick (§6)"

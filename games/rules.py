@@ -142,6 +142,14 @@ OPTION_CHECKS = {
 }
 
 
+# The largest stake the app takes, in cents: 999,999.99 a game, a point or a set, so that what
+# one match can come to, at the largest scores, fits a 64-bit database integer. The new-match
+# form, the import and any other way a stake comes in ask this, and refuse with STAKE_TOO_BIG;
+# a payment recorded between players is bounded by it too.
+MAX_STAKE_CENTS = 99_999_999
+STAKE_TOO_BIG = f"Stakes must be under {(MAX_STAKE_CENTS + 1) // 100:,}."
+
+
 @dataclass(frozen=True)
 class Stakes:
     """Money per match, in whole cents (§6)."""

@@ -573,6 +573,16 @@ def test_a_bad_new_match_says_why(client_in, change, message):
     assert not Match.objects.exists()
 
 
+def test_the_form_takes_every_stake_an_import_takes_and_no_more(client_in, user):
+    top = rules.format_money(rules.MAX_STAKE_CENTS)  # 999999.99
+    data = {**NEW_MATCH, "create": "1", "per_game": "999999.50", "per_set": top}
+    assert client_in.post(url("match_create"), data).status_code == 302
+    assert Match.objects.get().stakes() == rules.Stakes(per_game=99_999_950, per_set=99_999_999)
+    over = rules.Stakes(per_point=rules.MAX_STAKE_CENTS + 1)
+    with pytest.raises(rules.RuleError, match=re.escape(rules.STAKE_TOO_BIG)):
+        make_match(user, stakes=over)
+
+
 def test_deal_for_the_first_jack_picks_the_seat_that_got_it(client_in):
     data = {**NEW_MATCH, "jack": "1"}
     html = client_in.post(url("match_create"), data, **HX).content.decode()
