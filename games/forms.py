@@ -82,10 +82,10 @@ class MatchForm(forms.Form):
     """
 
     preset = forms.ChoiceField(choices=PRESET_CHOICES, widget=forms.RadioSelect, initial="standard")
-    seat_0 = forms.CharField(label="Seat 1", max_length=40, required=False)
-    seat_1 = forms.CharField(label="Seat 2", max_length=40, required=False)
-    seat_2 = forms.CharField(label="Seat 3", max_length=40, required=False)
-    seat_3 = forms.CharField(label="Seat 4", max_length=40, required=False)
+    seat_0 = forms.CharField(label="Seat 1", max_length=rules.NAME_LENGTH, required=False)
+    seat_1 = forms.CharField(label="Seat 2", max_length=rules.NAME_LENGTH, required=False)
+    seat_2 = forms.CharField(label="Seat 3", max_length=rules.NAME_LENGTH, required=False)
+    seat_3 = forms.CharField(label="Seat 4", max_length=rules.NAME_LENGTH, required=False)
     dealer = forms.ChoiceField(
         label="First dealer",
         choices=[

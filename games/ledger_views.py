@@ -58,10 +58,14 @@ class PaymentForm(forms.Form):
     page's version of the payments and a token of the form come with it, hidden."""
 
     payer = forms.CharField(
-        label="Who paid", max_length=40, error_messages={"required": "Say who paid."}
+        label="Who paid",
+        max_length=rules.NAME_LENGTH,
+        error_messages={"required": "Say who paid."},
     )
     payee = forms.CharField(
-        label="Whom they paid", max_length=40, error_messages={"required": "Say whom they paid."}
+        label="Whom they paid",
+        max_length=rules.NAME_LENGTH,
+        error_messages={"required": "Say whom they paid."},
     )
     amount = forms.CharField(
         label="How much",

@@ -204,7 +204,7 @@ def new_share_token() -> str:
 
 class Player(models.Model):
     group = models.ForeignKey("Group", models.CASCADE, related_name="players")
-    name = models.CharField(max_length=40)
+    name = models.CharField(max_length=rules.NAME_LENGTH)
     created = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -244,9 +244,10 @@ class Player(models.Model):
         name = name.strip()
         if not name:
             raise rules.RuleError("bad_table", "A player needs a name.", "name")
-        longest = Player._meta.get_field("name").max_length
-        if len(name) > longest:
-            raise rules.RuleError("bad_table", f"Keep a name to {longest} letters.", "name")
+        if len(name) > rules.NAME_LENGTH:
+            raise rules.RuleError(
+                "bad_table", f"Keep a name to {rules.NAME_LENGTH} letters.", "name"
+            )
         if not rules.plain_text(name):
             raise rules.RuleError("bad_table", rules.PLAIN_NAME, "name")
         # Renames and merges take turns, and their matches take no hand meanwhile.
@@ -1104,12 +1105,11 @@ class Match(models.Model):
 
 def _check_fits(names, stakes: rules.Stakes):
     """What the rules allow but the columns can't hold, refused in words rather than a crash."""
-    longest = Player._meta.get_field("name").max_length
     for name in names:
-        if len(name) > longest:
+        if len(name) > rules.NAME_LENGTH:
             raise rules.RuleError(
                 "bad_table",
-                f"{name[:20]}… is too long a name; keep it to {longest} letters.",
+                f"{name[:20]}… is too long a name; keep it to {rules.NAME_LENGTH} letters.",
                 "players",
             )
     if len(stakes.currency) > Match._meta.get_field("currency").max_length:

@@ -384,6 +384,7 @@ def _player_context(player: Player, **more) -> dict:
         **stats_context(player.results.all()),
         "charts": _net_charts(player.name, player.results.all()),
         "others": Player.objects.filter(group=player.group_id).exclude(pk=player.pk),
+        "name_length": rules.NAME_LENGTH,
         **more,
     }
 

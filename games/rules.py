@@ -282,6 +282,10 @@ def format_money(cents: int) -> str:
     return f"{sign}{abs(cents) // 100}.{abs(cents) % 100:02d}"
 
 
+# The longest name a player can have, in characters: the database column, the new-match form,
+# a rename and an import all ask this.
+NAME_LENGTH = 40
+
 PLAIN_NAME = (
     "A name can hold letters, digits, signs and spaces, but no control character "
     "(such as a line break or NUL) and no broken Unicode."

@@ -1846,6 +1846,25 @@ def test_a_renamed_player_keeps_every_match_and_its_scores(client_in, user):
     assert Player.objects.get(pk=bob.pk).name == "Robert"
 
 
+def test_every_way_a_name_comes_in_takes_the_same_longest_name(client_in, user):
+    longest, over = "A" * rules.NAME_LENGTH, "B" * (rules.NAME_LENGTH + 1)
+    limit = f'maxlength="{rules.NAME_LENGTH}"'
+    page = client_in.get(url("match_create")).content.decode()
+    assert page.count(limit) == 4  # the four seats
+    data = {**NEW_MATCH, "create": "1", "seat_0": over}
+    assert client_in.post(url("match_create"), data).status_code == 200
+    with pytest.raises(rules.RuleError, match="too long a name"):
+        make_match(user, names=(over, "Bob", "Cat", "Dan"))
+    assert not Match.objects.exists()
+    make_match(user, names=(longest, "Bob", "Cat", "Dan"))
+    bob = Player.objects.get(name="Bob")
+    assert limit in client_in.get(url("player_detail", bob.pk)).content.decode()
+    html = client_in.post(url("player_rename", bob.pk), {"name": over}).content.decode()
+    assert f"Keep a name to {rules.NAME_LENGTH} letters." in html
+    client_in.post(url("player_rename", bob.pk), {"name": "C" * rules.NAME_LENGTH})
+    assert Player.objects.get(pk=bob.pk).name == "C" * rules.NAME_LENGTH
+
+
 def test_two_spellings_merge_and_every_match_replays_the_same(client_in, user):
     first = make_match(user, hands=[ORDERED_HAND, CLUB], stakes=A_GAME_AND_A_DIME)
     second = make_match(user, names=("Ann", "Rob", "Cat", "Dan"), hands=[BOB_SWEEPS_ROB])
