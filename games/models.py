@@ -188,11 +188,8 @@ class Stale(Exception):
         self.hands = hands  # how many hands the match has now
 
 
-class Suit(models.TextChoices):
-    CLUBS = "clubs", "♣ Clubs"
-    DIAMONDS = "diamonds", "♦ Diamonds"
-    HEARTS = "hearts", "♥ Hearts"
-    SPADES = "spades", "♠ Spades"
+# rules.SUITS as choices, named as the app says them ("♣ Clubs").
+Suit = models.TextChoices("Suit", [(s.upper(), (s, words.suit_label(s))) for s in rules.SUITS])
 
 
 PRESET_CHOICES = [(p.name, p.label) for p in rules.PRESETS.values()]

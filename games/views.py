@@ -39,7 +39,8 @@ from games import access, matchfile, rules, throttles, words
 from games.checks import password_reset_on, reset_domain
 from games.forms import EmailForm, HandForm, MatchForm, SignupForm, WriteForm
 from games.models import MAX_HANDS, Change, Group, Match, Night, Player, Role, Stale
-from games.templatetags.games import SUIT_SYMBOLS, house_rules_words, signed, stakes_text
+from games.templatetags.games import house_rules_words, signed, stakes_text
+from games.words import SUIT_SYMBOLS
 
 
 def _partial(request: HttpRequest, template: str, partial: str) -> str:

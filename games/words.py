@@ -7,7 +7,7 @@ from __future__ import annotations
 from games import rules
 
 SYMBOLS = {"USD": "$", "CAD": "$", "AUD": "$", "EUR": "€", "GBP": "£", "$": "$", "€": "€", "£": "£"}
-SUIT_SYMBOLS = {"clubs": "♣", "diamonds": "♦", "hearts": "♥", "spades": "♠"}
+SUIT_SYMBOLS = dict(zip(rules.SUITS, ("♣", "♦", "♥", "♠"), strict=True))  # rules.SUITS' order
 MINUS = "−"
 
 
@@ -43,6 +43,11 @@ def day_and_clock(t) -> str:
 def suit(name: str) -> str:
     """One card's suit: "♣ club"."""
     return f"{SUIT_SYMBOLS[name]} {name[:-1]}"
+
+
+def suit_label(name: str) -> str:
+    """A suit as a choice of one names it: "♣ Clubs"."""
+    return f"{SUIT_SYMBOLS[name]} {name.title()}"
 
 
 def _points(n: int) -> str:

@@ -14,7 +14,7 @@ from django.utils import timezone
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from games import matchfile, rules
+from games import matchfile, rules, words
 from games.models import (
     HAND_COLUMNS,
     VERDICT_COLUMNS,
@@ -755,3 +755,15 @@ def test_money_adds_up_exactly_past_64_bits_whatever_the_signs(user, amounts):
     assert bob.results.money_by_preset() == {"standard": {"USD": -sum(amounts)}}
     [settle_up] = Night.objects.get(group__home_of=user).settle_up()
     assert settle_up.net == {"Ann": sum(amounts), "Bob": -sum(amounts), "Cat": 0, "Dan": 0}
+
+
+def test_the_suits_a_hand_and_the_forms_offer_are_the_rules_suits():
+    from games.forms import HandForm
+    from games.templatetags.games import CHOICE_WORDS
+
+    named = [(s, words.suit_label(s)) for s in rules.SUITS]
+    assert Hand._meta.get_field("upcard").choices == named
+    assert Hand._meta.get_field("trump").choices == [*named, (rules.NO_TRUMP, "No trump")]
+    form = HandForm(rules.new_match(rules.Ruleset(), TABLE, "Dan"))
+    assert form.fields["upcard"].choices == form.fields["trump"].choices == named
+    assert CHOICE_WORDS["auto_trump"] == [*named, ("null", "None")]

@@ -54,3 +54,14 @@ def test_the_ties_rule_is_worded_for_each_choice():
     ):
         r = rules.make_ruleset("standard", ties=ties)
         assert phrase in dict(words.rules_in_words(r, rules.Stakes()))["The end"]
+
+
+def test_each_suit_of_the_rules_is_named_with_its_symbol():
+    assert list(words.SUIT_SYMBOLS) == list(rules.SUITS)
+    assert [words.suit_label(s) for s in rules.SUITS] == [
+        "♣ Clubs",
+        "♦ Diamonds",
+        "♥ Hearts",
+        "♠ Spades",
+    ]
+    assert words.suit("spades") == "♠ spade"

@@ -6,14 +6,14 @@ from django.conf import settings
 from games import rules
 from games.charts import number
 from games.checks import password_reset_on
-from games.words import SUIT_SYMBOLS, gain_or_loss, money, signed_money
+from games.words import SUIT_SYMBOLS, gain_or_loss, money, signed_money, suit_label
 
 register = template.Library()
 
 
 # Plain words for the house-rules choices.
 CHOICE_WORDS = {
-    "auto_trump": [(s, f"{SUIT_SYMBOLS[s]} {s.title()}") for s in rules.SUITS] + [("null", "None")],
+    "auto_trump": [(s, suit_label(s)) for s in rules.SUITS] + [("null", "None")],
     "bidding": [(rules.ORDER_UP, "Order up"), (rules.TRICK_BIDDING, "Bid tricks")],
     "all_pass": [(rules.NO_TRUMP_HAND, "Play with no trump"), (rules.REDEAL, "Redeal")],
     "ties": [
