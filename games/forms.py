@@ -105,7 +105,7 @@ class MatchForm(forms.Form):
     currency = forms.CharField(max_length=16, required=False, initial="USD")
 
     SEATS = ("seat_0", "seat_1", "seat_2", "seat_3")
-    STAKES = ("per_game", "per_point", "per_set")
+    STAKES = rules.STAKE_NAMES
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)

@@ -20,7 +20,7 @@ from games.rules import Hand, MatchState, RuleError, Ruleset, Stakes
 FORMAT = "buck-euchre/1"
 TOP_KEYS = {"format", "rules", "stakes", "players", "first_dealer", "played_at", "hands"}
 REQUIRED_KEYS = TOP_KEYS - {"stakes", "played_at"}
-STAKE_KEYS = ("per_game", "per_point", "per_set")
+STAKE_KEYS = rules.STAKE_NAMES
 HAND_KEYS = {"upcard", "trump", "maker", "bid", "dropped", "tricks", "passed", "dealer"}
 PASSED_KEYS = {"upcard", "passed", "dealer"}
 # ISO 8601 (extended format) with a UTC offset: "2026-11-28T19:30:00-06:00", "…T01:30Z".

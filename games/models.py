@@ -8,8 +8,10 @@ fold a whole match: each seat's `Result`, and each hand's scores after it.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
+import operator
 import secrets
 from collections import Counter
 from dataclasses import asdict, dataclass, fields, replace
@@ -1113,7 +1115,7 @@ def _check_fits(names, stakes: rules.Stakes):
         raise rules.RuleError(
             "bad_file", "The currency should be a short label such as USD or $.", "currency"
         )
-    if max(stakes.per_game, stakes.per_point, stakes.per_set) > rules.MAX_STAKE_CENTS:
+    if max(getattr(stakes, name) for name in rules.STAKE_NAMES) > rules.MAX_STAKE_CENTS:
         raise rules.RuleError("bad_file", rules.STAKE_TOO_BIG, "per_game")
 
 
@@ -1238,11 +1240,10 @@ class Play(models.Model):
 
 
 def _staked(prefix: str = "") -> Q:
-    """A match played for money (of results: `prefix` "match__")."""
-    return (
-        Q(**{f"{prefix}per_game_cents__gt": 0})
-        | Q(**{f"{prefix}per_point_cents__gt": 0})
-        | Q(**{f"{prefix}per_set_cents__gt": 0})
+    """A match played for money (of results: `prefix` "match__"): rules.Stakes.__bool__,
+    asked of the stake columns."""
+    return functools.reduce(
+        operator.or_, (Q(**{f"{prefix}{name}_cents__gt": 0}) for name in rules.STAKE_NAMES)
     )
 
 

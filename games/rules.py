@@ -150,6 +150,12 @@ MAX_STAKE_CENTS = 99_999_999
 STAKE_TOO_BIG = f"Stakes must be under {(MAX_STAKE_CENTS + 1) // 100:,}."
 
 
+# What a match can be played for: the fields of Stakes, the keys of the match file's "stakes"
+# and, with "_cents", the columns of a stored match. Any of them above 0 and the match is played
+# for money (Stakes.__bool__; models.STAKED asks the same of the columns).
+STAKE_NAMES = ("per_game", "per_point", "per_set")
+
+
 @dataclass(frozen=True)
 class Stakes:
     """Money per match, in whole cents (§6)."""
@@ -160,7 +166,8 @@ class Stakes:
     currency: str = "USD"
 
     def __bool__(self) -> bool:
-        return bool(self.per_game or self.per_point or self.per_set)
+        """Played for money."""
+        return any(getattr(self, name) for name in STAKE_NAMES)
 
 
 @dataclass(frozen=True)

@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 from games import matchfile, rules, words
 from games.models import (
     HAND_COLUMNS,
+    STAKED,
     VERDICT_COLUMNS,
     Group,
     Hand,
@@ -767,3 +768,11 @@ def test_the_suits_a_hand_and_the_forms_offer_are_the_rules_suits():
     form = HandForm(rules.new_match(rules.Ruleset(), TABLE, "Dan"))
     assert form.fields["upcard"].choices == form.fields["trump"].choices == named
     assert CHOICE_WORDS["auto_trump"] == [*named, ("null", "None")]
+
+
+def test_a_match_is_played_for_money_in_the_database_as_the_engine_says(user):
+    every = [rules.Stakes(*cents) for cents in ((0, 0, 0), (1, 0, 0), (0, 1, 0), (0, 0, 1))]
+    matches = {make_match(user, hands=[SWEEP], stakes=stakes).pk: stakes for stakes in every}
+    staked = set(Result.objects.filter(STAKED).values_list("match", flat=True))
+    assert staked == {pk for pk, stakes in matches.items() if stakes}
+    assert [bool(stakes) for stakes in every] == [False, True, True, True]
