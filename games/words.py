@@ -1,6 +1,6 @@
-"""How the app words things for players: money, suits and each rule of a match in a sentence.
-Plain Python (no Django), so that the pages, the commands and the tests say them alike; the
-template filters in games/templatetags/games.py are these functions."""
+"""How the app words things for players: money, suits, who won, and each rule of a match in a
+sentence. Plain Python (no Django), so that the pages, the commands and the tests say them
+alike; the template filters in games/templatetags/games.py are these functions."""
 
 from __future__ import annotations
 
@@ -48,6 +48,17 @@ def suit(name: str) -> str:
 def suit_label(name: str) -> str:
     """A suit as a choice of one names it: "♣ Clubs"."""
     return f"{SUIT_SYMBOLS[name]} {name.title()}"
+
+
+def winners(names) -> str:
+    """Who won the match: "Cat wins", "Ann and Bob share the win"."""
+    names = list(names)
+    return f"{rules.join_names(names)} {'wins' if len(names) == 1 else 'share the win'}"
+
+
+def won_by(how: str | None) -> str:
+    """How the match was won (`MatchState.won_by`): "took all five tricks", "reached zero"."""
+    return "took all five tricks" if how == rules.SWEEP else "reached zero"
 
 
 def _points(n: int) -> str:

@@ -65,3 +65,10 @@ def test_each_suit_of_the_rules_is_named_with_its_symbol():
         "♠ Spades",
     ]
     assert words.suit("spades") == "♠ spade"
+
+
+def test_the_winners_are_said_as_the_board_and_replay_say_them():
+    assert words.winners(("Cat",)) == "Cat wins"
+    assert words.winners(("Ann", "Bob", "Dan")) == "Ann, Bob and Dan share the win"
+    assert words.won_by(rules.SWEEP) == "took all five tricks"
+    assert words.won_by(rules.ZERO) == "reached zero"

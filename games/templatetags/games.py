@@ -3,7 +3,7 @@
 from django import template
 from django.conf import settings
 
-from games import rules
+from games import rules, words
 from games.charts import number
 from games.checks import password_reset_on
 from games.words import SUIT_SYMBOLS, gain_or_loss, money, signed_money, suit_label
@@ -78,6 +78,8 @@ def _option_words(name: str, value) -> str:
 register.filter("money", money)  # "$1.70", "−$0.40"
 register.filter("signed_money", signed_money)  # "+$1.70", "−$0.40"
 register.filter("gain_or_loss", gain_or_loss)
+register.filter("winners", words.winners)  # "Cat wins", "Ann and Bob share the win"
+register.filter("won_by", words.won_by)  # "took all five tricks", "reached zero"
 
 
 def stakes_text(stakes: rules.Stakes) -> str:

@@ -3,7 +3,7 @@ import sys
 
 from django.core.management.base import BaseCommand
 
-from games import matchfile, rules
+from games import matchfile, rules, words
 from games.rules import RuleError
 
 
@@ -53,9 +53,7 @@ def table(match: matchfile.Match, doc: dict) -> str:
         )
     lines.append("")
     if doc["finished"]:
-        how = "took all five tricks" if doc["won_by"] == rules.SWEEP else "reached zero"
-        verb = "wins" if len(doc["winners"]) == 1 else "share the win"
-        lines.append(f"{rules.join_names(doc['winners'])} {verb} ({how}).")
+        lines.append(f"{words.winners(doc['winners'])} ({words.won_by(doc['won_by'])}).")
         currency = match.stakes.currency
         for p in doc["payouts"]:
             lines.append(f"{p['from']} pays {p['to']} {p['amount']} {currency}")
