@@ -34,7 +34,8 @@ MAX_HANDS = 1000
 # Every page of a match reads its players' names and its hands, and Django's building of those
 # queries cost several times their running (bench/pages_bench.py): they are written out here.
 # The hands come in one statement (a page never sees half of a write), each with its verdict
-# (`VERDICT_COLUMNS`), from hand number %s on. They name their players by seat, not by name:
+# (`VERDICT_COLUMNS`), numbered from the first %s to the second. They name their players by
+# seat, not by name:
 # the names are read in another statement, and a rename or a merge committed between the two
 # changes a name but never a seat.
 NAMES_SQL = """
@@ -50,9 +51,10 @@ HANDS_SQL = """
         ON maker.match_id = hand.match_id AND maker.player_id = hand.maker_id
     LEFT JOIN games_play play ON play.hand_id = hand.id
     LEFT JOIN games_seat seat ON seat.match_id = hand.match_id AND seat.player_id = play.player_id
-    WHERE hand.match_id = %s AND hand.number >= %s
+    WHERE hand.match_id = %s AND hand.number BETWEEN %s AND %s
     ORDER BY hand.number, play.id
 """
+LAST_NUMBER = 32_767  # as far as hands go: the largest number a hand's column holds
 
 
 def _fetch(sql: str, *params) -> list[tuple]:
@@ -847,33 +849,47 @@ class Match(models.Model):
     def game_hands(self) -> list[rules.Hand]:
         """The hands for the engine, read in one statement: a page never sees half of a write
         (under READ COMMITTED every statement has its own snapshot)."""
-        return hands_from_rows(_fetch(HANDS_SQL, self.pk, 1), self.names)
+        return hands_from_rows(_fetch(HANDS_SQL, self.pk, 1, LAST_NUMBER), self.names)
 
     def replay(self, hands: list[rules.Hand] | None = None):
         """The match folded over its hands: (state, results)."""
         return rules.replay(self.start(), self.game_hands() if hands is None else hands)
 
-    def replay_latest(self, count: int):
-        """The match and the results of (at least) its last `count` hands, as `replay()` has
-        them, without folding the whole match: the engine plays those hands again from the
-        state stored with the hand before them. Read in one statement; where what it needs is
-        not there as `_store()` writes it, the whole match is folded instead."""
-        first = self.hands_played - max(count, 1)  # the hand whose verdict they start from
-        if first < 1:
-            return self.replay()
-        rows = _fetch(HANDS_SQL, self.pk, first)
+    # A page reads the match from the engine's verdict stored with its hands (`_store()`),
+    # never by folding the whole match: the state before a hand (`state_before`), the latest
+    # hands of the board (`replay_latest`) and the score race (`score_race`) all start from
+    # `_stored_hands` and `_verdict_after`, and fold the hands only where those rows are not
+    # as `_store()` writes them (rows written by hand, seats changed in the admin).
+
+    def _stored_hands(self, first: int, last: int = LAST_NUMBER) -> dict:
+        """Hands `first` to `last` as stored, in one statement: {number: (hand, its verdict
+        as `VERDICT_COLUMNS`)}, in the order of their numbers."""
+        rows = _fetch(HANDS_SQL, self.pk, max(first, 1), last)
         verdicts = {row[0]: row[-len(VERDICT_COLUMNS) :] for row in rows}
+        hands = hands_from_rows(rows, self.names)
+        return dict(zip(verdicts, zip(hands, verdicts.values(), strict=True), strict=True))
+
+    def _verdict_after(self, stored: dict, first: int) -> rules.MatchState | None:
+        """The match after hand `first` (the start, for 0) as the verdict stored with it says,
+        `stored` being `_stored_hands` that hold it and the hand after it; None where the rows
+        are not as `_store()` writes them."""
+        numbers = list(stored)
+        if first + 1 not in stored or numbers != list(range(numbers[0], numbers[-1] + 1)):
+            return None  # hands undone since the match was read, or a gap in the numbers
+        if first == 0:
+            return self.start()
+        if first not in stored:
+            return None
         names = self.names
-        _, scores, sets = verdicts.get(first, (None, None, None))
-        scores, sets, dealer = _json(scores), _json(sets), verdicts.get(first + 1, (None,))[0]
+        _, (_, scores, sets) = stored[first]
+        _, (dealer, _, _) = stored[first + 1]  # who dealt the next hand
+        scores, sets = _json(scores), _json(sets)
         if (
-            list(verdicts) != list(range(first, first + len(verdicts)))  # a gap in the numbers
-            or len(verdicts) <= count  # hands undone since the match was read
-            or None in (dealer, scores, sets)  # rows written outside `_store()`
-            or len(scores) != len(names)  # seats changed in the admin meanwhile
+            None in (dealer, scores, sets)  # rows written outside `_store()`
+            or not len(scores) == len(sets) == len(names) > dealer  # seats changed meanwhile
         ):
-            return self.replay()
-        before = rules.MatchState(
+            return None
+        return rules.MatchState(
             ruleset=self.ruleset(),
             players=names,
             scores=dict(zip(names, scores, strict=True)),
@@ -881,7 +897,59 @@ class Match(models.Model):
             hands=first,
             sets=dict(zip(names, sets, strict=True)),
         )
-        return rules.replay(before, hands_from_rows(rows, names)[1:])
+
+    def state_before(self, number: int) -> tuple[rules.MatchState, rules.Hand | None] | None:
+        """The match as it stood before hand `number` was played, and that hand as stored
+        (None for the next hand, not played yet): what the hand form for `number`, a new hand
+        or an edit, is drawn and checked on. None for a hand past the next one.
+
+        Read in one statement, without folding the match: the engine plays hand number − 1
+        again on the verdict stored with the hand before it, so that a match that hand won
+        is over, as the engine says.
+        """
+        if number < 1:
+            return None
+        first = max(number - 2, 0)  # the hand whose verdict it starts from
+        stored = self._stored_hands(first, number)
+        hand, _ = stored.get(number, (None, None))
+        if number == 1:
+            return self.start(), hand
+        before = self._verdict_after(stored, first)
+        if before is None:  # no hand number − 1, or rows not as `_store()` writes them
+            hands = self.game_hands()
+            if number > len(hands) + 1:
+                return None
+            state, _ = self.replay(hands[: number - 1])
+            return state, hands[number - 1] if number <= len(hands) else None
+        return rules.play(before, stored[number - 1][0])[0], hand
+
+    def replay_latest(self, count: int):
+        """The match and the results of (at least) its last `count` hands, as `replay()` has
+        them, without folding the whole match: the engine plays those hands again from the
+        verdict stored with the hand before them. Read in one statement."""
+        first = self.hands_played - max(count, 1)  # the hand whose verdict they start from
+        if first < 1:
+            return self.replay()
+        stored = self._stored_hands(first)
+        before = self._verdict_after(stored, first)
+        if before is None or len(stored) <= count:  # hands undone since the match was read
+            return self.replay()
+        return rules.replay(before, [hand for hand, _ in list(stored.values())[1:]])
+
+    def score_race(self) -> tuple[rules.MatchState, list[tuple[int, list[int]]]]:
+        """The match as it stands, and every seat's score after each hand, in seat order: as
+        `_store()` stored them with the hands, in one statement (only the last hand is played
+        again, for who won)."""
+        stored = self._stored_hands(1)
+        last = len(stored)  # numbered 1 to `last`, unless `_verdict_after` finds a gap
+        if not last:
+            return self.start(), []
+        scores = [_json(verdict[1]) for _, verdict in stored.values()]
+        before = self._verdict_after(stored, last - 1)
+        if before is None or any(s is None or len(s) != len(self.names) for s in scores):
+            state, results = self.replay()
+            return state, [(r.number, [r.scores[p] for p in state.players]) for r in results]
+        return rules.play(before, stored[last][0])[0], list(zip(stored, scores, strict=True))
 
     def to_file(self) -> matchfile.Match:
         return matchfile.Match(
@@ -924,13 +992,10 @@ class Match(models.Model):
         return state
 
     @transaction.atomic
-    def add_hand(self, number: int, hand: rules.Hand, version: int | None, seen=None, by=None):
+    def add_hand(self, number: int, hand: rules.Hand, version: int | None, by=None):
         """Save hand `number` from a page drawn at `version`: (the match as it is now, its
         replay). The same hand arriving twice (a double tap, a resent request, two phones
         entering it) is stored once; anything else from an out-of-date page raises `Stale`.
-
-        `seen` is (hands, state, results) as the caller read and folded them: when the hands
-        are still those, the new hand is played on top instead of replaying the match.
         """
         match, stored = self._locked()
         hand = _seated(hand, self.names, match.names)
@@ -938,11 +1003,7 @@ class Match(models.Model):
             return match, match.replay(stored)
         if version != match.version or number != len(stored) + 1:
             raise Stale(match, len(stored))
-        replayed = None
-        if seen is not None and seen[0] == stored:
-            state, result = rules.play(seen[1], hand)
-            replayed = state, [*seen[2], result]
-        replayed = match._store(stored, [*stored, hand], replayed)
+        replayed = match._store(stored, [*stored, hand])
         Change.note(match, by, Change.Kind.SAVED, number, after=hand)
         return match, replayed
 

@@ -493,8 +493,11 @@ def match_race(request: HttpRequest, pk: int) -> HttpResponse:
     """Every player's score from the start to the end, as a chart and as a table."""
     match = access.get(request, Match.objects.with_hands(), pk=pk)
     start = match.start()
-    state, results = rules.replay(start, match.game_hands())
-    series = {p: [start.scores[p], *(r.scores[p] for r in results)] for p in state.players}
+    state, rows = match.score_race()
+    series = {
+        p: [start.scores[p], *(scores[seat] for _, scores in rows)]
+        for seat, p in enumerate(state.players)
+    }
     ends = ", ".join(
         f"{p} {'ends' if state.finished else 'is'} at {number(state.scores[p])}"
         + (" and wins" if p in state.winners else "")
@@ -508,9 +511,8 @@ def match_race(request: HttpRequest, pk: int) -> HttpResponse:
         "Score race",
         description,
         series,
-        ["Start", *(str(r.number) for r in results)],
+        ["Start", *(str(number) for number, _ in rows)],
     )
-    rows = [(r.number, [r.scores[p] for p in state.players]) for r in results]
     context = {
         "match": match,
         "state": state,

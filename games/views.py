@@ -604,15 +604,14 @@ def match_share(request: HttpRequest, pk: int) -> HttpResponse:
 def hand_create(request: HttpRequest, pk: int) -> HttpResponse:
     match = _get_match(request, pk, Role.SCORER)
     number, version = WriteForm(request.POST).read()
-    hands = match.game_hands()
-    if number is None or number > len(hands) + 1:
+    before = None if number is None else match.state_before(number)
+    if before is None:
         return _stale_board(request, pk, None, request.POST)
-    state, results = match.replay(hands[: number - 1])
+    state, _ = before
     form = HandForm(state, request.POST)
     if form.is_valid():
-        seen = hands[: number - 1], state, results
         try:
-            now, replayed = match.add_hand(number, form.hand, version, seen, by=request.user)
+            now, replayed = match.add_hand(number, form.hand, version, by=request.user)
         except Stale:
             return _stale_board(request, pk, number - 1, request.POST)
         except rules.RuleError as e:
@@ -644,10 +643,12 @@ def hand_check(request: HttpRequest, pk: int, number: int | None = None) -> Http
         return _stale_board(request, pk, None if sent is None else sent - 1, request.POST)
     if editing and (not 1 <= number <= match.hands_played or match.finished):
         return _go(request, match)
-    if editing:
-        state, _ = match.replay(match.game_hands()[: number - 1])
-    else:
-        state = match.stored_state()  # the next hand is played on the stored scores
+    before = match.state_before(number if editing else match.hands_played + 1)
+    if before is None:  # hands undone since the match was read
+        if editing:
+            return _stale_edit(request, pk, number)
+        return _stale_board(request, pk, None if sent is None else sent - 1, request.POST)
+    state, _ = before
     if state.finished:
         return _go(request, match)
     form = HandForm(state, request.POST, checking=True)
@@ -658,14 +659,6 @@ def hand_check(request: HttpRequest, pk: int, number: int | None = None) -> Http
         context = {"match": match, "form": form, "state": state, "number": state.hands + 1}
         return render(request, "games/match_detail.html#hand-form", context)
     return _board(request, match, form)
-
-
-def _state_before(match: Match, number: int):
-    hands = match.game_hands()
-    if not 1 <= number <= len(hands) + 1:
-        return hands, None
-    state, _ = match.replay(hands[: number - 1])
-    return hands, state
 
 
 def _edit_page(
@@ -687,9 +680,9 @@ def _stale_edit(request: HttpRequest, pk: int, number: int) -> HttpResponse:
     """409 for an edit from an out-of-date page: the change is kept, on today's match; or,
     where the hand is gone or the match was won meanwhile, the board says so."""
     match = _get_match(request, pk)
-    hands, state = _state_before(match, number)
-    if state is None or number > len(hands) or match.finished:
-        done = f"Hand {number} was undone" if number > len(hands) else "The match was won"
+    state, hand = match.state_before(number) or (None, None)
+    if hand is None or match.finished:
+        done = f"Hand {number} was undone" if hand is None else "The match was won"
         notice = f"{done} on another phone, so your change to hand {number} was not saved."
         if not request.htmx:
             return _board(request, match, notice=notice, status=409)
@@ -712,21 +705,21 @@ def _stale_edit(request: HttpRequest, pk: int, number: int) -> HttpResponse:
 @vary_on_headers("HX-Request")
 def hand_edit(request: HttpRequest, pk: int, number: int) -> HttpResponse:
     match = _get_match(request, pk, Role.SCORER)
-    hands, state = _state_before(match, number)
+    state, hand = match.state_before(number) or (None, None)
     if request.method == "GET":
-        if state is None or number > len(hands) or match.finished:
+        if hand is None or match.finished:
             return _go(request, match)  # a finished match is read-only; undo reopens it
-        initial = HandForm.initial_for(hands[number - 1], match.names, number)
+        initial = HandForm.initial_for(hand, state.players, number)
         initial["version"] = match.version
         return _edit_page(request, match, number, HandForm(state, initial=initial))
     _, version = WriteForm(request.POST).read()
     stale = version != match.version
-    if state is None or number > len(hands):  # undone on another phone, or never there
+    if hand is None:  # undone on another phone, or never there
         undone = stale or number <= match.hands_played  # (the hands were read after the match)
         return _stale_edit(request, pk, number) if undone else _go(request, match)
     form = HandForm(state, request.POST)
     if match.finished:  # won meanwhile: only this very edit, sent again, is a success
-        if stale and not (form.is_valid() and form.hand == hands[number - 1]):
+        if stale and not (form.is_valid() and form.hand == hand):
             return _stale_edit(request, pk, number)
         return _go(request, match)
     if form.is_valid():
@@ -770,7 +763,10 @@ def hand_undo(request: HttpRequest, pk: int) -> HttpResponse:
 @require_POST
 def match_rematch(request: HttpRequest, pk: int) -> HttpResponse:
     old = _get_match(request, pk, Role.SCORER)
-    state, _ = old.replay()
+    before = old.state_before(old.hands_played + 1)  # the next dealer deals the rematch
+    if before is None:  # hands undone since the match was read
+        return redirect(old)
+    state, _ = before
     match = Match.create(
         old.group,
         old.preset,

@@ -316,6 +316,21 @@ def assert_results_are_a_replay(match):
         assert latest_state == state
         assert len(latest) >= min(count, state.hands)
         assert latest == results[len(results) - len(latest) :]
+    assert_the_state_before_each_hand_is_a_replay(match)
+
+
+def assert_the_state_before_each_hand_is_a_replay(match):
+    """`state_before` and the score race say what folding the stored hands says."""
+    match = reload(match)
+    hands = match.game_hands()
+    for number in range(1, len(hands) + 2):
+        state, _ = rules.replay(match.start(), hands[: number - 1])
+        hand = hands[number - 1] if number <= len(hands) else None
+        assert match.state_before(number) == (state, hand)
+    assert match.state_before(0) is match.state_before(len(hands) + 2) is None
+    state, results = match.replay()
+    race = [(r.number, [r.scores[p] for p in match.names]) for r in results]
+    assert match.score_race() == (state, race)
 
 
 def test_a_match_without_stored_results_is_folded_from_its_hands(user):
@@ -346,6 +361,24 @@ def test_the_latest_hands_replay_from_the_verdict_stored_before_them(user):
     Hand.objects.filter(match=match).update(dealer=0, scores=[0] * 4, sets=[0] * 4)
     Hand.objects.filter(match=match, number=6).update(number=60)  # a gap in the numbers
     assert reload(match).replay_latest(3) == reload(match).replay()
+
+
+def test_the_state_before_a_hand_is_read_from_the_verdict_stored_before_it(
+    user, django_assert_num_queries
+):
+    hands = [ORDERED, CLUB, ORDERED, CLUB, SWEEP]
+    match = reload(make_match(user, hands=hands))
+    with django_assert_num_queries(1):  # the names are read already: one statement
+        state, hand = match.state_before(5)
+    assert hand == SWEEP and state == rules.replay(match.start(), hands[:4])[0]
+    over, hand = match.state_before(6)
+    assert hand is None and over.finished and over.winners == ("Cat",) and over.won_by == "sweep"
+    # Rows not as the app writes them: the hands are folded instead, to the same answer.
+    Hand.objects.filter(match=match, number=3).update(scores=None)
+    Hand.objects.filter(match=match, number=4).update(dealer=None)
+    assert_the_state_before_each_hand_is_a_replay(match)
+    Hand.objects.filter(match=match, number=2).update(sets=[0, 0])  # seats changed meanwhile
+    assert_the_state_before_each_hand_is_a_replay(match)
 
 
 def test_a_new_match_has_a_result_for_every_seat_before_any_hand(user):
