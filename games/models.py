@@ -2,8 +2,9 @@
 
 What happened at the table is stored (seats, rules, stakes, hands, each player's part);
 scores, dealer, winners and payouts are folded from the hands by the rules engine. The engine's
-verdict is stored with the hands, in `Match._store()` and nowhere else, so that a page need not
-fold a whole match: each seat's `Result`, and each hand's scores after it.
+verdict is stored with the hands, by `Match._store()` (or `_store_rescored()`) and nowhere else,
+so that a page need not fold a whole match: each seat's `Result`, and each hand's scores after
+it.
 """
 
 from __future__ import annotations
@@ -716,7 +717,7 @@ class Match(models.Model):
     updated = models.DateTimeField(auto_now=True)
     # When the deciding hand was saved: lets lists tell open matches from finished ones
     # without replaying them. This, the two fields below and the `Result` rows are the
-    # engine's verdict, written with the hands in `_store()` and nowhere else.
+    # engine's verdict, written with the hands in `_write_verdict()` and nowhere else.
     finished = models.DateTimeField(null=True, blank=True)
     hands_played = models.PositiveSmallIntegerField(default=0)
     next_dealer = models.PositiveSmallIntegerField(default=0, help_text="seat number, from 0")
@@ -986,7 +987,7 @@ class Match(models.Model):
         Raises RuleError (with `.hand`) and stores nothing if any hand breaks a rule.
         """
         match, stored = self._locked()
-        state, _ = match._store(stored, hands, recheck=True)
+        state, _ = match._store_rescored(stored, hands)
         self.version, self.finished = match.version, match.finished
         self.hands_played, self.next_dealer = match.hands_played, match.next_dealer
         return state
@@ -1032,46 +1033,55 @@ class Match(models.Model):
         Change.note(match, by, Change.Kind.UNDONE, number, before=stored[-1])
         return True
 
-    def _store(
-        self,
-        stored: list[rules.Hand],
-        hands: list[rules.Hand],
-        replayed=None,
-        recheck: bool = False,
-    ):
-        """Write the rows that differ between `stored` and `hands`, and the engine's verdict on
-        them, with the row locked; returns the replay of `hands` (state, results). With
-        `recheck` the verdict is written even when the hands are as stored (the admin changed
-        the rows themselves)."""
+    def _store(self, stored: list[rules.Hand], hands: list[rules.Hand]):
+        """A write from a phone (a hand saved, changed or undone): write the hand rows that
+        differ between `stored` and `hands`, and the engine's verdict on the hands from the
+        first that differs on, with the row locked. Returns the replay of `hands`."""
+        start, state, results = self._replay_to_store(hands)
+        if stored == hands:
+            return state, results
+        changed = self._write_hands(stored, hands, state, results)
+        first = changed[0] if changed else len(hands)  # an undo writes no hand
+        later = Hand.objects.filter(match=self, number__gt=first).exclude(number__in=changed)
+        self._write_verdict(start, state, results, later if first < len(hands) else [])
+        return state, results
+
+    def _store_rescored(self, stored: list[rules.Hand], hands: list[rules.Hand]):
+        """`_store`, but the verdict on every hand is written anew, even where the hands are
+        as stored: after the admin changed the rows themselves. Returns the replay."""
+        start, state, results = self._replay_to_store(hands)
+        changed = self._write_hands(stored, hands, state, results) if stored != hands else []
+        others = Hand.objects.filter(match=self).exclude(number__in=changed)
+        self._write_verdict(start, state, results, others)
+        return state, results
+
+    def _replay_to_store(self, hands: list[rules.Hand]):
+        """(start, state, results) of `hands`, as long as the match may hold that many."""
         if len(hands) > MAX_HANDS:
             raise rules.RuleError(
                 "bad_file", f"A match can hold at most {MAX_HANDS:,} hands.", hand=MAX_HANDS + 1
             )
         start = self.start()
-        state, results = replayed or rules.replay(start, hands)
-        if stored == hands and not recheck:
-            return state, results
-        seats = list(self.seats.all())
-        changed = []
-        if stored != hands:
-            players = {seat.player.name: seat.player for seat in seats}
-            changed = [
-                n for n, hand in enumerate(hands, 1) if n > len(stored) or stored[n - 1] != hand
-            ]
-            Hand.objects.filter(match=self).filter(
-                Q(number__in=changed) | Q(number__gt=len(hands))
-            ).delete()
-            for number in changed:
-                scored = hand_verdict(state.players, results[number - 1])
-                Hand.store(self, number, hands[number - 1], players, scored)
-            self.version += 1
-        # The hands after the first changed one are scored anew; after the admin's edit, all.
-        first = changed[0] if changed else len(hands)
-        if recheck:
-            first = 0
-        if first < len(hands):
-            rows = Hand.objects.filter(match=self, number__gt=first).exclude(number__in=changed)
-            write_hand_verdicts(list(rows), state.players, results)
+        return (start, *rules.replay(start, hands))
+
+    def _write_hands(self, stored, hands, state, results) -> list[int]:
+        """Write the hands of `hands` that differ from `stored` (each with its verdict), drop
+        those past the end, and move the version on. Returns the numbers written."""
+        players = {seat.player.name: seat.player for seat in self.seats.all()}
+        changed = [n for n, hand in enumerate(hands, 1) if n > len(stored) or stored[n - 1] != hand]
+        Hand.objects.filter(match=self).filter(
+            Q(number__in=changed) | Q(number__gt=len(hands))
+        ).delete()
+        for number in changed:
+            scored = hand_verdict(state.players, results[number - 1])
+            Hand.store(self, number, hands[number - 1], players, scored)
+        self.version += 1
+        return changed
+
+    def _write_verdict(self, start, state, results, rows) -> None:
+        """Write the engine's verdict: on each hand of `rows` (the others have theirs), on
+        the match, and each seat's `Result`."""
+        write_hand_verdicts(list(rows), state.players, results)
         self.finished = (self.finished or timezone.now()) if state.finished else None
         self.hands_played = state.hands
         self.next_dealer = state.players.index(state.dealer)
@@ -1080,10 +1090,9 @@ class Match(models.Model):
         Result.objects.bulk_create(
             Result(match=self, player=seat.player, **fields)
             for seat, fields in zip(
-                seats, verdict(start, state, results, self.stakes()), strict=True
+                self.seats.all(), verdict(start, state, results, self.stakes()), strict=True
             )
         )
-        return state, results
 
     @classmethod
     @transaction.atomic
@@ -1215,7 +1224,7 @@ class Hand(models.Model):
     passed = models.BooleanField(default=False, help_text="everybody passed and it was redealt")
     created = models.DateTimeField(auto_now_add=True)
     # The engine's verdict on the hand (`hand_verdict`), written with it by `Match._store()`:
-    # a page replays the latest hands from the one before them, not the whole match.
+    # a page reads the match before a hand from the one before it, not by folding the match.
     dealer = models.PositiveSmallIntegerField(null=True, blank=True, help_text="seat, from 0")
     scores = models.JSONField(null=True, blank=True, help_text="every seat's score after it")
     sets = models.JSONField(
@@ -1417,8 +1426,8 @@ class Result(models.Model):
     """One seat's part in the engine's verdict on its match: the score as it stands, and once
     the match is over who won and the money (RULES.md §6), with the counts of §12.
 
-    Written by `Match._store()` in the transaction that writes the hands, and only there, so
-    lists, records and statistics read it instead of replaying every match.
+    Written by `Match._write_verdict()` in the transaction that writes the hands, and only
+    there, so lists, records and statistics read it instead of replaying every match.
     """
 
     match = models.ForeignKey(Match, models.CASCADE, related_name="results")

@@ -571,9 +571,8 @@ def check_hand(state: MatchState, hand: Hand) -> None:
 
 
 def _check(state: MatchState, hand: Hand) -> HandShape:
-    """check_hand, answering the shape of the sound hand."""
-    r = state.ruleset
-    players = state.players
+    """check_hand, answering the shape of the sound hand. It asks in the order a table
+    answers (§9): the deal and the names, trump and the maker, who dropped out, the tricks."""
     if state.finished:
         raise RuleError("match_over", "The match is already over; no more hands can be played.")
     if hand.dealer is not None and hand.dealer != state.dealer:
@@ -584,17 +583,29 @@ def _check(state: MatchState, hand: Hand) -> HandShape:
         )
     if hand.upcard not in SUITS:
         raise RuleError("bad_file", f"{hand.upcard!r} is not a suit.", "upcard")
+    _check_names(state, hand)
+    shape = state.shape(hand.upcard, hand.maker, hand.passed or hand.trump == NO_TRUMP)
+    if hand.passed:
+        _check_redeal(state.ruleset, hand, shape)
+        return shape
+    _check_trump_and_maker(state.ruleset, hand, shape)
+    _check_drops(state, hand, shape)
+    _check_tricks(state, hand, shape)
+    return shape
+
+
+def _check_names(state: MatchState, hand: Hand) -> None:
+    """Everyone the hand names sits at the table, and nobody dropped out twice."""
     named = [hand.maker] if hand.maker is not None else []
     named += list(hand.dropped) + list(hand.tricks)
-    strangers = [n for n in dict.fromkeys(named) if n not in players]
+    strangers = [n for n in dict.fromkeys(named) if n not in state.players]
     if strangers:
         raise RuleError(
             "unknown_player",
             f"{join_names(strangers)} {_is(strangers)} not at this table.",
             "tricks",
         )
-    listed = list(hand.dropped) + list(hand.tricks)
-    twice = [p for p in players if hand.dropped.count(p) > 1]
+    twice = [p for p in state.players if hand.dropped.count(p) > 1]
     if twice:
         raise RuleError(
             "seat_count",
@@ -602,30 +613,33 @@ def _check(state: MatchState, hand: Hand) -> HandShape:
             "or plays.",
             "dropped",
         )
-    shape = state.shape(hand.upcard, hand.maker, hand.passed or hand.trump == NO_TRUMP)
-    if hand.passed:
-        if shape.automatic:
-            raise RuleError(
-                "bad_trump",
-                f"A turned {hand.upcard[:-1]} is trump automatically, so the hand can't be passed.",
-                "trump",
-            )
-        if r.all_pass != REDEAL:
-            raise RuleError(
-                "bad_pass",
-                "With these rules a hand where everybody passes is played with no trump, "
-                "not redealt.",
-                "trump",
-            )
-        if hand.dropped or hand.tricks:
-            raise RuleError(
-                "bad_pass",
-                "Everybody passed and the cards are dealt again, so nobody dropped out or "
-                "took a trick.",
-                "tricks",
-            )
-        return shape
-    # Trump and maker (§2).
+
+
+def _check_redeal(r: Ruleset, hand: Hand, shape: HandShape) -> None:
+    """A hand everybody passed is redealt where the rules say so, and nothing is played (§2)."""
+    if shape.automatic:
+        raise RuleError(
+            "bad_trump",
+            f"A turned {hand.upcard[:-1]} is trump automatically, so the hand can't be passed.",
+            "trump",
+        )
+    if r.all_pass != REDEAL:
+        raise RuleError(
+            "bad_pass",
+            "With these rules a hand where everybody passes is played with no trump, not redealt.",
+            "trump",
+        )
+    if hand.dropped or hand.tricks:
+        raise RuleError(
+            "bad_pass",
+            "Everybody passed and the cards are dealt again, so nobody dropped out or "
+            "took a trick.",
+            "tricks",
+        )
+
+
+def _check_trump_and_maker(r: Ruleset, hand: Hand, shape: HandShape) -> None:
+    """Trump, the maker and the bid, as the upcard and the rules allow them (§2)."""
     if shape.automatic:
         if hand.trump is not None and hand.trump != shape.trump:
             raise RuleError(
@@ -687,31 +701,30 @@ def _check(state: MatchState, hand: Hand) -> HandShape:
         elif hand.bid is not None:
             raise RuleError("bad_bid", "With these rules trump is ordered up, not bid for.", "bid")
 
-    # Staying in or dropping out (§3).
+
+# Why a player can't drop out (`HandShape.must_play`), in words: `p` is the player, `turned`
+# the upcard's suit, `score` their score and `limit` the rule's.
+MUST_PLAY_WORDS = {
+    MAKER: "{p} made trump, so {p} can't drop out.",
+    TURNED: "Nobody may drop out when a {turned} is turned, so {p} must play.",
+    NO_TRUMP_PLAYED: "Nobody may drop out of a no-trump hand, so {p} must play.",
+    LOW_SCORE: "{p} is at {score}, and at {limit} or below a player can't drop out.",
+}
+
+
+def _check_drops(state: MatchState, hand: Hand, shape: HandShape) -> None:
+    """Only those the rules let drop out did, and nobody both dropped out and played (§3)."""
     for p in hand.dropped:
         why = shape.must_play.get(p)
-        if why == MAKER:
-            raise RuleError("must_play", f"{p} made trump, so {p} can't drop out.", "dropped")
-        if why == TURNED:
-            raise RuleError(
-                "must_play",
-                f"Nobody may drop out when a {hand.upcard[:-1]} is turned, so {p} must play.",
-                "dropped",
+        if why is not None:
+            words = MUST_PLAY_WORDS[why].format(
+                p=p,
+                turned=hand.upcard[:-1],
+                score=state.scores[p],
+                limit=state.ruleset.no_drop_at_or_below,
             )
-        if why == NO_TRUMP_PLAYED:
-            raise RuleError(
-                "must_play",
-                f"Nobody may drop out of a no-trump hand, so {p} must play.",
-                "dropped",
-            )
-        if why == LOW_SCORE:
-            raise RuleError(
-                "must_play",
-                f"{p} is at {state.scores[p]}, and at {r.no_drop_at_or_below} or below "
-                f"a player can't drop out.",
-                "dropped",
-            )
-    crossed = [p for p in players if p in hand.dropped and p in hand.tricks]
+            raise RuleError("must_play", words, "dropped")
+    crossed = [p for p in state.players if p in hand.dropped and p in hand.tricks]
     if crossed:
         raise RuleError(
             "seat_count",
@@ -719,8 +732,11 @@ def _check(state: MatchState, hand: Hand) -> HandShape:
             "tricks; each player either drops out or plays.",
             "dropped",
         )
-    # Tricks (§1, §4): every seat once, each a count, five in all.
-    missing = [p for p in players if p not in listed]
+
+
+def _check_tricks(state: MatchState, hand: Hand, shape: HandShape) -> None:
+    """Every seat once, each a count of tricks, five in all (§1, §4)."""
+    missing = [p for p in state.players if p not in hand.dropped and p not in hand.tricks]
     if missing:
         raise RuleError(
             "seat_count",
@@ -745,7 +761,6 @@ def _check(state: MatchState, hand: Hand) -> HandShape:
             f"The tricks add up to {total}; a hand always has {shape.tricks}.",
             "tricks",
         )
-    return shape
 
 
 def score_hand(state: MatchState, hand: Hand) -> dict:
