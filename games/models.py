@@ -64,32 +64,13 @@ def _fetch(sql: str, *params) -> list[tuple]:
         return cursor.fetchall()
 
 
-# The first columns of `HANDS_SQL` through the ORM, for the migrations' historical models.
-HAND_COLUMNS = (
-    "number",
-    "upcard",
-    "trump",
-    "maker__name",
-    "bid",
-    "passed",
-    "plays__player__name",
-    "plays__dropped",
-    "plays__tricks",
-)
-
-
 # What a hand's row keeps of the engine's verdict on it (see `hand_verdict`).
 VERDICT_COLUMNS = ("dealer", "scores", "sets")
 
 
 def hands_from_rows(rows, names) -> list[rules.Hand]:
-    """The engine's hands from rows of `HANDS_SQL` (or that start with `HAND_COLUMNS`),
-    ordered by number; `names` in seat order. The rows name the maker and the players by
-    seat (`HANDS_SQL`) or by name (`HAND_COLUMNS`)."""
-
-    def named(who):
-        return names[who] if isinstance(who, int) else who
-
+    """The engine's hands from rows of `HANDS_SQL`, ordered by number; `names` in seat
+    order (the rows name the maker and the players by seat)."""
     hands: dict[int, dict] = {}
     for number, upcard, trump, maker, bid, passed, who, dropped, tricks, *_ in rows:
         hand = hands.setdefault(
@@ -97,7 +78,7 @@ def hands_from_rows(rows, names) -> list[rules.Hand]:
             {
                 "upcard": upcard,
                 "trump": trump or None,
-                "maker": named(maker),
+                "maker": None if maker is None else names[maker],
                 "bid": bid,
                 "passed": bool(passed),
                 "dropped": [],
@@ -107,9 +88,9 @@ def hands_from_rows(rows, names) -> list[rules.Hand]:
         if who is None:
             continue
         if dropped:
-            hand["dropped"].append(named(who))
+            hand["dropped"].append(names[who])
         else:
-            hand["tricks"][named(who)] = tricks
+            hand["tricks"][names[who]] = tricks
     seat = {name: i for i, name in enumerate(names)}
     return [
         rules.Hand(**{**h, "dropped": tuple(sorted(h["dropped"], key=lambda n: seat.get(n, 9)))})

@@ -3,7 +3,70 @@
 from django.db import migrations, models
 
 from games import rules
-from games.models import HAND_COLUMNS, hands_from_rows, write_hand_verdicts
+
+# What this migration needs of games.models, frozen as it was: a later change to the models
+# never changes what it does.
+HAND_COLUMNS = (
+    "number",
+    "upcard",
+    "trump",
+    "maker__name",
+    "bid",
+    "passed",
+    "plays__player__name",
+    "plays__dropped",
+    "plays__tricks",
+)
+VERDICT_COLUMNS = ("dealer", "scores", "sets")
+
+
+def hands_from_rows(rows, names) -> list[rules.Hand]:
+    """The engine's hands from rows of `HAND_COLUMNS`, ordered by number; `names` in seat
+    order."""
+    hands: dict[int, dict] = {}
+    for number, upcard, trump, maker, bid, passed, who, dropped, tricks in rows:
+        hand = hands.setdefault(
+            number,
+            {
+                "upcard": upcard,
+                "trump": trump or None,
+                "maker": maker,
+                "bid": bid,
+                "passed": bool(passed),
+                "dropped": [],
+                "tricks": {},
+            },
+        )
+        if who is None:
+            continue
+        if dropped:
+            hand["dropped"].append(who)
+        else:
+            hand["tricks"][who] = tricks
+    seat = {name: i for i, name in enumerate(names)}
+    return [
+        rules.Hand(**{**h, "dropped": tuple(sorted(h["dropped"], key=lambda n: seat.get(n, 9)))})
+        for h in hands.values()
+    ]
+
+
+def hand_verdict(names, result) -> dict:
+    """A hand's part in the engine's verdict, as `Hand` fields: who dealt it and, after it,
+    every seat's score and the hands each has fallen short, in seat order."""
+    return {
+        "dealer": names.index(result.dealer),
+        "scores": [result.scores[name] for name in names],
+        "sets": [result.sets[name] for name in names],
+    }
+
+
+def write_hand_verdicts(rows, names, results) -> None:
+    """Write the engine's verdict on each of these stored hands (`Hand` rows)."""
+    for row in rows:
+        for column, value in hand_verdict(names, results[row.number - 1]).items():
+            setattr(row, column, value)
+    if rows:
+        type(rows[0]).objects.bulk_update(rows, VERDICT_COLUMNS)
 
 
 def store_hand_verdicts(apps, schema_editor):
