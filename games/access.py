@@ -12,7 +12,7 @@ from django.core.exceptions import PermissionDenied, ValidationError
 from django.http import Http404, HttpRequest
 from django.shortcuts import get_object_or_404
 
-from games.models import Group, Membership, Role
+from games.models import Group, Role
 
 SESSION_KEY = "group"
 
@@ -26,14 +26,7 @@ def role(request: HttpRequest, group_id: int) -> Role | None:
     """The signed-in user's role in the group, read once per request."""
     roles = request.__dict__.setdefault("_group_roles", {})
     if group_id not in roles:
-        found = None
-        if request.user.is_authenticated:
-            found = (
-                Membership.objects.filter(group_id=group_id, user=request.user)
-                .values_list("role", flat=True)
-                .first()
-            )
-        roles[group_id] = Role(found) if found else None
+        roles[group_id] = Group(pk=group_id).role_of(request.user)
     return roles[group_id]
 
 

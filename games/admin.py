@@ -49,7 +49,7 @@ class _RecordOnSave:
     def save_related(self, request, form, formsets, change):
         super().save_related(request, form, formsets, change)
         form.instance.__dict__.pop("names", None)  # the seats may have changed
-        match = Match.objects.with_hands().get(pk=self._match_of(form.instance).pk)
+        match = Match.objects.with_seats().get(pk=self._match_of(form.instance).pk)
         match.record(match.game_hands())
 
 

@@ -206,7 +206,7 @@ class Player(models.Model):
     def get_matches_url(self) -> str:
         return reverse("games:match_list") + f"?player={self.pk}"
 
-    def record(self) -> dict:
+    def totals(self) -> dict:
         """Matches played, finished and won, and money by currency, from the stored results."""
         return {**self.results.counts(), "money": self.results.money()}
 
@@ -650,8 +650,9 @@ class Payment(models.Model):
 
 
 class MatchQuerySet(models.QuerySet):
-    def with_hands(self):
-        """The seats a replay needs, in one query; the hands come in one more (`game_hands`)."""
+    def with_seats(self):
+        """Each match's seats with their players, in seat order, in one query: its `names`
+        without a query of their own. (The hands come in one more, `game_hands`.)"""
         return self.prefetch_related(
             models.Prefetch("seats", Seat.objects.select_related("player").order_by("position")),
         )
@@ -660,7 +661,7 @@ class MatchQuerySet(models.QuerySet):
         """The match of these that is `m` (Match.same_as of the match file), if any."""
         if m.played_at is None:
             return None
-        for match in self.filter(played_at=m.played_at).with_hands():
+        for match in self.filter(played_at=m.played_at).with_seats():
             if match.to_file().same_as(m):
                 return match
         return None
@@ -774,7 +775,7 @@ class Match(models.Model):
 
     @cached_property
     def names(self) -> tuple[str, ...]:
-        """The players' names in seat order: from `with_hands()`'s seats where they were
+        """The players' names in seat order: from `with_seats()`'s seats where they were
         fetched (a list of matches), else in one small query (a single match's page)."""
         if "seats" in getattr(self, "_prefetched_objects_cache", {}):
             return tuple(seat.player.name for seat in self.seats.all())
@@ -958,7 +959,7 @@ class Match(models.Model):
         Every write to a match's hands starts here, so writes to one match take turns (on
         SQLite the IMMEDIATE transaction is the lock) and each sees what the last one stored.
         """
-        match = Match.objects.with_hands().select_for_update().get(pk=self.pk)
+        match = Match.objects.with_seats().select_for_update().get(pk=self.pk)
         return match, match.game_hands()
 
     @transaction.atomic
@@ -1448,9 +1449,6 @@ class Result(models.Model):
     def get_absolute_url(self) -> str:
         return self.match.get_absolute_url()
 
-    def tally(self) -> rules.Tally:
-        return rules.Tally(**{f.name: getattr(self, f.name) for f in fields(rules.Tally)})
-
 
 # --- Groups: who keeps the table ------------------------------------------------------------
 
@@ -1533,6 +1531,7 @@ class Group(models.Model):
         return group_or_user if isinstance(group_or_user, Group) else cls.home(group_or_user)
 
     def role_of(self, user) -> Role | None:
+        """The user's role in the group; None for anyone else (access.role asks this)."""
         if not user.is_authenticated:
             return None
         role = self.memberships.filter(user=user).values_list("role", flat=True).first()
@@ -1560,9 +1559,6 @@ class Group(models.Model):
         mine = Payment.objects.filter(Q(payer=player) | Q(payee=player))
         nets = _nets(player.results.all(), mine)
         return {c: net[player.name] for c, net in nets.items() if player.name in net}
-
-    def has_others(self, user) -> bool:
-        return self.memberships.exclude(user=user).exists()
 
     @transaction.atomic
     def set_role(self, user, role: str | None) -> None:

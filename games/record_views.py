@@ -491,7 +491,7 @@ def player_csv(request: HttpRequest, pk: int) -> HttpResponse:
 @vary_on_headers("HX-Request")
 def match_race(request: HttpRequest, pk: int) -> HttpResponse:
     """Every player's score from the start to the end, as a chart and as a table."""
-    match = access.get(request, Match.objects.with_hands(), pk=pk)
+    match = access.get(request, Match.objects.with_seats(), pk=pk)
     start = match.start()
     state, rows = match.score_race()
     series = {

@@ -567,7 +567,7 @@ def match_shared(request: HttpRequest, token: str) -> HttpResponse:
     try:
         if _unchanged(request, matches):
             return HttpResponse(status=204)
-        match = get_object_or_404(matches.with_hands())
+        match = get_object_or_404(matches.with_seats())
     except Http404:  # a revoked link
         template = _partial(request, "games/link_gone.html", "board")
         # A board left open stops asking (htmx stops polling on 286); a page opened anew: 404.
@@ -815,7 +815,7 @@ def match_list(request: HttpRequest) -> HttpResponse:
             "cards": [_card(m) for m in page],
             "players": players,
             "player": player,
-            "record": player.record() if player else None,
+            "record": player.totals() if player else None,
             "group": group,
             "groups": _switch(request, group),
             "can_score": access.role(request, group.pk).allows(Role.SCORER),
@@ -959,7 +959,7 @@ def match_export_all(request: HttpRequest) -> HttpResponse:
     group = access.picked(request)
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
-        for match in Match.objects.filter(group=group).order_by("played_at").with_hands():
+        for match in Match.objects.filter(group=group).order_by("played_at").with_seats():
             archive.writestr(match.file_name(), matchfile.dumps(match.to_file()))
     response = HttpResponse(buffer.getvalue(), content_type="application/zip")
     name = f"buck-euchre-matches-{timezone.localdate():%Y-%m-%d}.zip"

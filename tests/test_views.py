@@ -369,7 +369,7 @@ def test_saving_a_hand_redirects_and_the_scoreboard_shows_it(client_in, user):
     match = make_match(user)
     response = client_in.post(url("hand_create", match.pk), drawn(match, ORDERED_POST))
     assert response.status_code == 302 and response["Location"] == match.get_absolute_url()
-    state, _ = Match.objects.with_hands().get(pk=match.pk).replay()
+    state, _ = Match.objects.with_seats().get(pk=match.pk).replay()
     assert state.scores == {"Ann": 30, "Bob": 22, "Cat": 25, "Dan": 23}
 
 
@@ -477,7 +477,7 @@ def test_editing_a_hand_rescores_every_later_hand(client_in, user):
     data = {"number": "1", "upcard": "clubs", "t0": "1", "t1": "2", "t2": "1", "t3": "1"}
     response = client_in.post(url("hand_edit", match.pk, 1), drawn(match, data))
     assert response.status_code == 302
-    state, _ = Match.objects.with_hands().get(pk=match.pk).replay()
+    state, _ = Match.objects.with_seats().get(pk=match.pk).replay()
     assert state.scores == {"Ann": 22, "Bob": 22, "Cat": 23, "Dan": 23}
 
 
@@ -495,7 +495,7 @@ def test_an_edit_that_breaks_a_later_hand_is_refused_naming_it(client_in, user):
         "That would break hand 4: Ann is at 5, and at 5 or below a player can&#x27;t drop out."
         in html
     )
-    assert Match.objects.with_hands().get(pk=match.pk).game_hands()[0] == hands[0]
+    assert Match.objects.with_seats().get(pk=match.pk).game_hands()[0] == hands[0]
 
 
 # --- End, rematch, list, import, export ----------------------------------------------------------
@@ -523,7 +523,7 @@ def test_rematch_keeps_players_rules_and_stakes_and_passes_the_deal(client_in, u
     sweep = GameHand("hearts", "hearts", "Bob", None, ("Ann", "Cat", "Dan"), {"Bob": 5})
     old = make_match(user, hands=[sweep], stakes=rules.Stakes(per_game=50), ties="share")
     response = client_in.post(url("match_rematch", old.pk))
-    new = Match.objects.with_hands().exclude(pk=old.pk).get()
+    new = Match.objects.with_seats().exclude(pk=old.pk).get()
     assert response["Location"] == new.get_absolute_url()
     assert new.names == old.names and new.ruleset() == old.ruleset()
     assert new.stakes() == old.stakes() and new.start().dealer == "Ann"
@@ -542,7 +542,7 @@ def test_the_new_match_form_creates_a_match_with_house_rules(client_in, user):
         "create": "1",
     }
     response = client_in.post(url("match_create"), data)
-    match = Match.objects.with_hands().get()
+    match = Match.objects.with_seats().get()
     assert response["Location"] == match.get_absolute_url()
     assert match.ruleset().starting_score == 11 and rules.ruleset_overrides(
         match.preset, match.ruleset()
@@ -616,7 +616,7 @@ def test_a_name_typed_in_other_capitals_is_the_saved_player_and_not_offered_agai
     saved = re.search(r'<datalist id="saved-players">(.*?)</datalist>', html, re.S).group(1)
     assert 'value="Dan"' in saved and 'value="Ann"' not in saved and 'value="Bob"' not in saved
     client_in.post(url("match_create"), {**data, "create": "1"})
-    match = Match.objects.with_hands().latest("pk")
+    match = Match.objects.with_seats().latest("pk")
     assert match.names == ("Ann", "Bob", "Cat", "Zoe") and match.start().dealer == "Ann"
     assert sorted(Player.objects.values_list("name", flat=True)) == [
         "Ann",
@@ -676,7 +676,7 @@ def test_a_file_naming_a_saved_player_in_other_capitals_imports_as_that_player(c
     make_match(user)
     lower = json.loads(json.dumps(PLAYED).replace('"Ann"', '"ann"').replace('"Cat"', '" CAT "'))
     client_in.post(url("match_import"), {"file": upload("lower.json", lower)})
-    match = Match.objects.with_hands().latest("pk")
+    match = Match.objects.with_seats().latest("pk")
     assert match.names == ("Ann", "Bob", "Cat", "Dan") and match.finished
     assert Player.objects.count() == 4
     assert_results_are_a_replay(match)
@@ -799,7 +799,7 @@ def test_the_zip_holds_one_match_file_per_match_of_the_user_alone(client_in, use
     archive = zipfile.ZipFile(io.BytesIO(response.content))
     assert sorted(archive.namelist()) == sorted(m.file_name() for m in mine)
     for match in mine:
-        stored = Match.objects.with_hands().get(pk=match.pk).to_file()
+        stored = Match.objects.with_seats().get(pk=match.pk).to_file()
         assert matchfile.parse(archive.read(match.file_name()).decode()).same_as(stored)
 
 
@@ -827,7 +827,7 @@ def test_the_backup_zip_imports_back_and_again_stores_nothing_twice(
     client.force_login(other_user)
     page = client.post(url("match_import"), {"file": upload("backup.zip", backup)}, follow=True)
     assert "6 matches imported." in page.content.decode()
-    theirs = Match.objects.filter(group__home_of=other_user).with_hands()
+    theirs = Match.objects.filter(group__home_of=other_user).with_seats()
     assert len(theirs) == 6
     assert all(any(m.to_file().same_as(o.to_file()) for m in theirs) for o in mine)
     # Imported again, where it came from: nothing is stored twice, and one line says so.
@@ -1106,7 +1106,7 @@ def test_house_rules_can_switch_off_what_a_preset_switches_on(client_in):
         "rule_no_drop_at_or_below": "4",
     }
     client_in.post(url("match_create"), data)
-    match = Match.objects.with_hands().get()
+    match = Match.objects.with_seats().get()
     assert match.names == ("Ann", "Cat", "Dan") and match.start().dealer == "Dan"
     assert rules.ruleset_overrides(match.preset, match.ruleset()) == {
         "auto_trump_dealer_needs": None,
@@ -1132,7 +1132,7 @@ def test_a_table_can_choose_that_a_maker_who_falls_short_just_counts_tricks(clie
     assert "A maker who falls short" in form and "Preset: +5" in form
     assert '<option value="null">Just counts tricks</option>' in form
     client_in.post(url("match_create"), {**NEW_MATCH, "create": "1", "rule_set_penalty": "null"})
-    match = Match.objects.with_hands().get()
+    match = Match.objects.with_seats().get()
     assert rules.ruleset_overrides(match.preset, match.ruleset()) == {"set_penalty": None}
     html = client_in.get(match.get_absolute_url()).content.decode()
     assert "<li>A maker who falls short: Just counts tricks</li>" in html
@@ -1141,7 +1141,7 @@ def test_a_table_can_choose_that_a_maker_who_falls_short_just_counts_tricks(clie
 @pytest.mark.parametrize("penalty, words", [("3", "+3"), ("0", "+0")])
 def test_a_set_penalty_is_worded_as_points_added(client_in, penalty, words):
     client_in.post(url("match_create"), {**NEW_MATCH, "create": "1", "rule_set_penalty": penalty})
-    match = Match.objects.with_hands().get()
+    match = Match.objects.with_seats().get()
     assert match.ruleset().set_penalty == int(penalty)
     html = client_in.get(match.get_absolute_url()).content.decode()
     assert f"<li>A maker who falls short: {words}</li>" in html
@@ -1196,7 +1196,7 @@ def test_admin_seat_changes_are_replayed_through_the_rules(client, django_user_m
     data["seats-3-player"] = zed.pk  # Zed in Dan's seat: hand 1 names Dan
     page = client.post(reverse("admin:games_match_change", args=[match.pk]), data)
     assert "Hand 1: Dan is not at this table." in page.content.decode()
-    assert Match.objects.with_hands().get(pk=match.pk).names == ("Ann", "Bob", "Cat", "Dan")
+    assert Match.objects.with_seats().get(pk=match.pk).names == ("Ann", "Bob", "Cat", "Dan")
 
 
 FIELD_VALUES = st.one_of(
@@ -1836,7 +1836,7 @@ def test_a_renamed_player_keeps_every_match_and_its_scores(client_in, user):
     bob = Player.objects.get(name="Bob")
     response = client_in.post(url("player_rename", bob.pk), {"name": " Robert "})
     assert response["Location"] == url("player_detail", bob.pk)
-    match = Match.objects.with_hands().get(pk=match.pk)
+    match = Match.objects.with_seats().get(pk=match.pk)
     assert match.names == ("Ann", "Robert", "Cat", "Dan")
     after = match.replay()[0].scores
     assert [after[n] for n in match.names] == [before[n] for n in ("Ann", "Bob", "Cat", "Dan")]
@@ -1876,10 +1876,10 @@ def test_two_spellings_merge_and_every_match_replays_the_same(client_in, user):
     assert response["Location"] == url("player_detail", bob.pk)
     assert not Player.objects.filter(name="Rob").exists()
     for match, before in zip((first, second), scores, strict=True):
-        match = Match.objects.with_hands().get(pk=match.pk)
+        match = Match.objects.with_seats().get(pk=match.pk)
         after = match.replay()[0].scores
         assert list(after.values()) == list(before.values()) and match.names[1] == "Bob"
-    assert bob.record() == {"played": 2, "finished": 1, "won": 1, "money": {}}
+    assert bob.totals() == {"played": 2, "finished": 1, "won": 1, "money": {}}
 
 
 def test_two_players_of_one_match_are_never_merged(client_in, user):
@@ -1890,7 +1890,7 @@ def test_two_players_of_one_match_are_never_merged(client_in, user):
     assert "Bob and Cat both played in the match of" in html
     assert "so they are two people: they can't be merged." in html
     assert Player.objects.filter(name="Cat").exists()
-    assert Match.objects.with_hands().get().names == ("Ann", "Bob", "Cat", "Dan")
+    assert Match.objects.with_seats().get().names == ("Ann", "Bob", "Cat", "Dan")
 
 
 # --- The score race -------------------------------------------------------------------------

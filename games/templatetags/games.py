@@ -101,11 +101,6 @@ def signed(n: int) -> str:
     return f"+{n}" if n > 0 else number(n)
 
 
-@register.filter
-def get(mapping, key):
-    return mapping.get(key)
-
-
 @register.simple_tag
 def signup_open() -> bool:
     return settings.SIGNUP_OPEN

@@ -33,7 +33,7 @@ class Command(BaseCommand):
             pk = int(options["target"])
         except ValueError:
             raise CommandError(f"{options['target']!r} is not a match id.") from None
-        match = Match.objects.with_hands().filter(pk=pk).first()
+        match = Match.objects.with_seats().filter(pk=pk).first()
         if match is None:
             raise CommandError(f"There is no match {options['target']}.")
         self.stdout.write(matchfile.dumps(match.to_file()), ending="")
@@ -58,7 +58,7 @@ class Command(BaseCommand):
     def _export_all(self, group: Group, folder: Path):
         try:
             folder.mkdir(parents=True, exist_ok=True)
-            for match in Match.objects.filter(group=group).order_by("played_at").with_hands():
+            for match in Match.objects.filter(group=group).order_by("played_at").with_seats():
                 path = folder / match.file_name()
                 path.write_text(matchfile.dumps(match.to_file()), encoding="utf-8")
                 self.stdout.write(str(path))
