@@ -1,4 +1,4 @@
-"""The `buck-euchre/1` match file (FORMAT.md): parse, dump and the replay report.
+"""The `buck-euchre/1` match file (docs/format.md): parse, dump and the replay report.
 
 Parsing checks every hand with the rules engine as it reads it, so the first fault found is
 the first fault in the file, whether it is a typo or a broken rule.

@@ -335,8 +335,8 @@ def payment_key(currency: str, payer: str, payee: str) -> str:
 
 
 class Night(models.Model):
-    """Matches settled together (RULES.md §11): those begun the same evening, a night running
-    past midnight included, unless the player moved one to another night."""
+    """Matches settled together (docs/rules.md §11): those begun the same evening, a night
+    running past midnight included, unless the player moved one to another night."""
 
     group = models.ForeignKey("Group", models.CASCADE, related_name="nights")
     created = models.DateTimeField(auto_now_add=True)
@@ -685,7 +685,7 @@ class Match(models.Model):
     preset = models.CharField(max_length=20, choices=PRESET_CHOICES)
     # Every option's value as chosen, so that a later change of a preset never rewrites it.
     options = models.JSONField()
-    # Stakes in whole cents, as the engine counts them (RULES.md §6).
+    # Stakes in whole cents, as the engine counts them (docs/rules.md §6).
     per_game_cents = models.PositiveIntegerField(default=0)
     per_point_cents = models.PositiveIntegerField(default=0)
     per_set_cents = models.PositiveIntegerField(default=0)
@@ -693,7 +693,8 @@ class Match(models.Model):
     first_dealer = models.PositiveSmallIntegerField(help_text="seat number, from 0")
     # When the match began: the match file's played_at, kept as an instant.
     played_at = models.DateTimeField(default=timezone.now)
-    # The night it is settled with (RULES.md §11): by when it began, unless the player moved it.
+    # The night it is settled with (docs/rules.md §11): by when it began, unless the player
+    # moved it.
     night = models.ForeignKey("Night", models.RESTRICT, related_name="matches")
     created = models.DateTimeField(auto_now_add=True)
     updated = models.DateTimeField(auto_now=True)
@@ -1351,7 +1352,7 @@ def _counts() -> dict:
 
 
 def _stats() -> dict:
-    """`_counts()` and each field of rules.Tally summed (RULES.md §12): aggregates."""
+    """`_counts()` and each field of rules.Tally summed (docs/rules.md §12): aggregates."""
     return {**_counts(), **{f.name: Sum(f.name, default=0) for f in fields(rules.Tally)}}
 
 
@@ -1364,8 +1365,8 @@ class ResultQuerySet(models.QuerySet):
         return self.aggregate(**_counts())
 
     def stats(self) -> dict:
-        """The counts of RULES.md §12 summed over these results: matches, finished, wins and
-        each field of rules.Tally."""
+        """The counts of docs/rules.md §12 summed over these results: matches, finished, wins
+        and each field of rules.Tally."""
         return self.aggregate(**_stats())
 
     def stats_by_preset(self) -> dict[str, dict]:
@@ -1406,7 +1407,7 @@ class ResultQuerySet(models.QuerySet):
 
 class Result(models.Model):
     """One seat's part in the engine's verdict on its match: the score as it stands, and once
-    the match is over who won and the money (RULES.md §6), with the counts of §12.
+    the match is over who won and the money (docs/rules.md §6), with the counts of §12.
 
     Written by `Match._write_verdict()` in the transaction that writes the hands, and only
     there, so lists, records and statistics read it instead of replaying every match.

@@ -1,5 +1,5 @@
 """Pages over many matches, read from the stored results (`Result`): nights and their
-settle-up, players and their statistics (RULES.md §11, §12), and a match's score race."""
+settle-up, players and their statistics (docs/rules.md §11, §12), and a match's score race."""
 
 from __future__ import annotations
 
@@ -35,7 +35,7 @@ def _get_night(request: HttpRequest, pk: int, needed: Role = Role.VIEWER) -> Nig
 
 
 def owes_words(stakes: rules.Stakes, score: int, short: int) -> str:
-    """What a loser pays, term by term of RULES.md §6: "$1.00 a game + 33 points × $0.10"."""
+    """What a loser pays, term by term of docs/rules.md §6: "$1.00 a game + 33 points × $0.10"."""
     c = stakes.currency
     terms = []
     if stakes.per_game:

@@ -1,8 +1,8 @@
 """The rules of Buck Euchre: rulesets, checking and scoring a hand, and a match as a fold.
 
 Pure Python with no Django import, so that the match file, the forms, the models and the
-admin all ask the same functions. The rules themselves are written down in RULES.md; section
-numbers in comments refer to it.
+admin all ask the same functions. The rules themselves are written down in docs/rules.md;
+section numbers in comments refer to it.
 """
 
 from __future__ import annotations

@@ -8,7 +8,8 @@ from django.core.management import call_command
 def pytest_collection_modifyitems(items):
     """Browser tests run last. Playwright's sync API keeps an event loop on the test thread
     once it starts, so from then on every database call needs DJANGO_ALLOW_ASYNC_UNSAFE
-    (TOOLCHAIN.md), which the deploy checks refuse: the tests before never see it."""
+    (else pytest-django raises SynchronousOnlyOperation), which the deploy checks refuse: the
+    tests before never see it."""
     items.sort(key=lambda item: "browser_type_launch_args" in getattr(item, "fixturenames", ()))
 
 

@@ -166,7 +166,7 @@ def record(client, group, **data):
 
 def assert_settled(net: dict[str, int], transfers: list[rules.Payment]):
     """The transfers settle every balance exactly, each from one who owes to one owed, in the
-    fewest payments there can be (RULES.md §11)."""
+    fewest payments there can be (docs/rules.md §11)."""
     left = dict(net)
     for t in transfers:
         assert net[t.payer] < 0 < net[t.payee] and t.cents > 0

@@ -1,4 +1,4 @@
-"""The buck-euchre/1 match file and the replay command (FORMAT.md)."""
+"""The buck-euchre/1 match file and the replay command (docs/format.md)."""
 
 import copy
 import io
@@ -589,8 +589,8 @@ ONE_PER_CODE = list({code: (doc, hand, code) for doc, hand, code in reversed(BAD
 
 
 def codes_the_code_raises() -> set[str]:
-    """Every error code a match file can meet (FORMAT.md's table): each `RuleError("code", …)`
-    in the engine, the format and the models."""
+    """Every error code a match file can meet (the table of docs/format.md): each
+    `RuleError("code", …)` in the engine, the format and the models."""
     source = "".join((ROOT / "games" / f).read_text() for f in FORMAT_MODULES)
     return set(re.findall(r'RuleError\(\s*"(\w+)"', source))
 
@@ -649,7 +649,7 @@ def test_replay_reads_standard_input_in_a_real_process():
     assert json.loads(result.stdout)["error"]["code"] == "bad_file"
 
 
-# --- The settle command (a night, RULES.md §11) -----------------------------------------------
+# --- The settle command (a night, docs/rules.md §11) -----------------------------------------
 
 SWEPT_BY_BOB = example(
     players=["Ann", "Bob", "Eve", "Dan"],

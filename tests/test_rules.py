@@ -1,4 +1,5 @@
-"""The rules engine: every rule of RULES.md, every preset, and properties over random matches."""
+"""The rules engine: every rule of docs/rules.md, every preset, and properties over random
+matches."""
 
 import itertools
 import random
@@ -38,7 +39,7 @@ def rule_error(state, h) -> RuleError:
     return e.value
 
 
-# --- RULES.md §10, the worked examples ------------------------------------------------------
+# --- docs/rules.md §10, the worked examples --------------------------------------------------
 
 
 def test_example_1_ordered_up_with_a_drop():

@@ -5,7 +5,7 @@ stays so); the marks go. Back the other way, a night's payments that cover a tra
 become its marks again, and payments of no night are lost.
 
 The settle-up is computed here as the app computed it when the marks were made (frozen: the
-nets of RULES.md §11 from the stored results, and the exact fewest-payments search), not with
+nets of docs/rules.md §11 from the stored results, and the exact fewest-payments search), not with
 the app's live code, which may change after this migration."""
 
 import hashlib

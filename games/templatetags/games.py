@@ -26,7 +26,7 @@ CHOICE_WORDS = {
     + [(str(n), f"Dealer makes it, needs {n}") for n in range(1, rules.TRICKS + 1)],
     "no_drop_at_or_below": [("null", "Anyone may drop")]
     + [(str(n), f"{n} or below must play") for n in range(0, 21)],
-    # RULES.md §4: a table may play without sets; the maker then just counts tricks.
+    # docs/rules.md §4: a table may play without sets; the maker then just counts tricks.
     "set_penalty": [(str(n), f"+{n}") for n in range(0, 26)] + [("null", "Just counts tricks")],
     "sweep_wins": [("true", "Yes"), ("false", "No")],
     "lone_maker_sweeps": [("true", "Yes"), ("false", "No")],

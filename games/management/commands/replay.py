@@ -21,7 +21,7 @@ def read_file(path: str) -> str:
 
 
 def fail(command: BaseCommand, error: RuleError, as_json: bool):
-    """Report a bad file the way FORMAT.md says, then exit with status 1."""
+    """Report a bad file the way docs/format.md says, then exit with status 1."""
     if as_json:
         command.stdout.write(json.dumps(matchfile.error_document(error)))
     else:
