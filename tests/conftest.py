@@ -1,8 +1,15 @@
 import io
 import json
+import os
 
 import pytest
 from django.core.management import call_command
+from hypothesis import settings as hypothesis_settings
+
+# CI runs Hypothesis derandomised (HYPOTHESIS_PROFILE=ci in .ci/run): the same examples every
+# run, so that a landing never fails on an example no earlier run tried.
+hypothesis_settings.register_profile("ci", derandomize=True, print_blob=True)
+hypothesis_settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
 
 
 def pytest_collection_modifyitems(items):

@@ -5,6 +5,7 @@ the match must hold every write that was answered with success, replay cleanly, 
 hands 1..k and agree with its `finished` column.
 """
 
+import os
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -39,16 +40,40 @@ def phones(server):
     return Phone(base, "table"), Phone(base, "table")
 
 
+# How many of each test's rounds really overlapped: every request sent before any answer came
+# back. A race test in which none did would prove nothing, so each checks and reports it.
+OVERLAPPED: dict[str, list[bool]] = {}
+
+
+@pytest.fixture(autouse=True)
+def _the_requests_overlapped(request):
+    rounds = OVERLAPPED.setdefault(request.node.name, [])
+    yield
+    if rounds:
+        print(f"{request.node.name}: {sum(rounds)} of {len(rounds)} rounds overlapped")
+        assert any(rounds), "no round had its requests in flight at once"
+
+
 def at_once(*writes):
-    """Run the writes, each (function, *args), on threads released together; their responses."""
+    """Run the writes, each (function, *args), on threads released together by a barrier;
+    their responses. Notes whether they overlapped: every request was sent before the first
+    answer came back."""
     start = threading.Barrier(len(writes))
+    sent, answered = [], []
 
     def run(write):
         start.wait()
-        return write[0](*write[1:])
+        sent.append(time.perf_counter())
+        try:
+            return write[0](*write[1:])
+        finally:
+            answered.append(time.perf_counter())
 
     with ThreadPoolExecutor(len(writes)) as pool:
-        return list(pool.map(run, writes))
+        responses = list(pool.map(run, writes))
+    name = os.environ.get("PYTEST_CURRENT_TEST", "").split("::")[-1].split(" ")[0]
+    OVERLAPPED.setdefault(name, []).append(max(sent) < min(answered))
+    return responses
 
 
 def stored(server, phone: Phone, match: int) -> list[dict]:
