@@ -195,7 +195,11 @@ def join(request: HttpRequest, token: str) -> HttpResponse:
         return render(request, "games/join.html", {"invite": invite})
     role = access.role(request, invite.group_id)
     if request.method == "POST":
-        _, joined = invite.group.join(request.user, invite.role)
+        try:
+            _, joined = invite.group.join(request.user, invite.role, invite.created)
+        except ValidationError as e:
+            context = {"invite": invite, "role": role, "refused": e.message}
+            return render(request, "games/join.html", context, status=403)
         request.session[access.SESSION_KEY] = invite.group_id
         if joined:
             messages.success(request, f"Welcome to {invite.group}.")
@@ -216,7 +220,10 @@ def group_members(request: HttpRequest, pk: int) -> HttpResponse:
     if user is None:
         return _detail(request, group, member_error=f"{username} is not in {group}.")
     try:
-        group.set_role(user, None if role == REMOVE else role)
+        if role == REMOVE:
+            group.remove(user)
+        else:
+            group.set_role(user, role)
     except ValidationError as e:
         return _detail(request, group, member_error=e.message)
     if role == REMOVE:

@@ -1583,10 +1583,43 @@ class Group(models.Model):
             self.memberships.filter(pk=member.pk).update(role=role)
 
     @transaction.atomic
-    def join(self, user, role: str) -> tuple[Membership, bool]:
-        """Take `user` in with `role`; a member already keeps their role: (member, joined)."""
+    def join(self, user, role: str, invited=None) -> tuple[Membership, bool]:
+        """Take `user` in with `role`; a member already keeps their role: (member, joined).
+        ValidationError for one an owner removed after the invitation of `invited` was made:
+        an old link does not let them back in."""
         _groups_turn(self.pk)
+        removed = Removal.objects.filter(group=self, user=user)
+        if invited is not None and removed.filter(at__gt=invited).exists():
+            raise ValidationError(
+                f"An owner of {self} took you out of the group after this invitation was "
+                "made. Ask one of them for a new invitation."
+            )
+        removed.delete()
         return Membership.objects.get_or_create(group=self, user=user, defaults={"role": role})
+
+    @transaction.atomic
+    def remove(self, user) -> None:
+        """An owner takes `user` out of the group: gone at once, and the invitations made
+        before do not let them back in (`join`)."""
+        self.set_role(user, None)
+        Removal.objects.update_or_create(group=self, user=user, defaults={"at": timezone.now()})
+
+
+class Removal(models.Model):
+    """When an owner took a member out of a group (not one who left)."""
+
+    group = models.ForeignKey(Group, models.CASCADE, related_name="+")
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, models.CASCADE, related_name="+")
+    at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["group", "user"], name="removal_unique")]
+
+    def __str__(self) -> str:
+        return f"{self.user} taken out of {self.group}"
+
+    def get_absolute_url(self) -> str:
+        return self.group.get_absolute_url()
 
 
 class Membership(models.Model):

@@ -146,6 +146,7 @@ def night_detail(request: HttpRequest, pk: int) -> HttpResponse:
     matches = list(night.matches.order_by("played_at", "pk").with_results())
     context = _settle_up_context(night, matches)
     context.update(matches=matches, nights=_nights_near(night, matches))
+    context["can_score"] = access.role(request, night.group_id).allows(Role.SCORER)
     return render(request, _partial(request, "games/night_detail.html", "settle-up"), context)
 
 
@@ -169,7 +170,7 @@ def night_paid(request: HttpRequest, pk: int) -> HttpResponse:
         return redirect(night.get_absolute_url() + "#settle-up")
     night = _get_night(request, pk)
     matches = list(night.matches.order_by("played_at", "pk").with_results())
-    context = {**_settle_up_context(night, matches), "notice": notice}
+    context = {**_settle_up_context(night, matches), "notice": notice, "can_score": True}
     return render(request, "games/night_detail.html#settle-up", context)
 
 
@@ -378,8 +379,10 @@ def stats_context(results) -> dict:
     return {"overall": _stat_rows(results.stats(), results.money()), "presets": presets}
 
 
-def _player_context(player: Player, **more) -> dict:
+def _player_context(request: HttpRequest, player: Player, **more) -> dict:
     return {
+        "can_score": access.role(request, player.group_id).allows(Role.SCORER),
+        "is_me": player.memberships.filter(user=request.user).exists(),
         "player": player,
         **stats_context(player.results.all()),
         "charts": _net_charts(player.name, player.results.all()),
@@ -393,7 +396,7 @@ def _player_context(player: Player, **more) -> dict:
 @require_http_methods(["GET"])
 def player_detail(request: HttpRequest, pk: int) -> HttpResponse:
     player = access.get(request, Player, pk=pk)
-    return render(request, "games/player_detail.html", _player_context(player))
+    return render(request, "games/player_detail.html", _player_context(request, player))
 
 
 @login_required
@@ -405,7 +408,7 @@ def player_rename(request: HttpRequest, pk: int) -> HttpResponse:
         player.rename(request.POST.get("name", ""))
     except rules.RuleError as e:
         player.name = old
-        context = _player_context(player, rename_error=e.message)
+        context = _player_context(request, player, rename_error=e.message)
         return render(request, "games/player_detail.html", context, status=200)
     if player.name != old:
         messages.success(request, f"{old} is called {player.name} now, in every match.")
@@ -425,13 +428,15 @@ def player_merge(request: HttpRequest, pk: int) -> HttpResponse:
     if not request.POST.get("same"):
         error = f"Tick the box to say that {other.name} and {player.name} are the same person."
         return render(
-            request, "games/player_detail.html", _player_context(player, merge_error=error)
+            request, "games/player_detail.html", _player_context(request, player, merge_error=error)
         )
     try:
         moved = player.merge(other)
     except rules.RuleError as e:
         return render(
-            request, "games/player_detail.html", _player_context(player, merge_error=e.message)
+            request,
+            "games/player_detail.html",
+            _player_context(request, player, merge_error=e.message),
         )
     words = f"{moved} match{'es' if moved != 1 else ''}"
     messages.success(request, f"{other.name} is {player.name} now: {words} moved over.")

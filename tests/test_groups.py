@@ -477,3 +477,34 @@ def test_two_nights_of_one_evening_never_share_a_title(client_in, user):
     assert str(late.night) == "The night of Friday 27 November 2026, from 9:30 p.m."
     assert str(Match.objects.get(pk=other.pk).night) == "The night of Friday 4 December 2026"
     assert early.night_id != late.night_id
+
+
+def test_one_an_owner_removed_does_not_come_back_by_an_old_link(client, table):
+    old = Invite.objects.create(group=table["group"], role=Role.VIEWER)
+    as_(client, table["owner"]).post(
+        url("group_members", table["group"].pk), {"username": "val", "role": "remove"}
+    )
+    response = as_(client, table["viewer"]).post(old.get_absolute_url())
+    assert response.status_code == 403 and "took you out of the group" in text(response)
+    assert table["group"].role_of(table["viewer"]) is None
+    assert client.get(table["match"].get_absolute_url()).status_code == 404
+    assert "no longer in" in text(client.get(table["match"].get_absolute_url()))
+    new = Invite.objects.create(group=table["group"], role=Role.VIEWER)
+    client.post(new.get_absolute_url())  # a new invitation, made since: welcome back
+    assert table["group"].role_of(table["viewer"]) == Role.VIEWER
+
+
+def test_one_who_left_may_come_back_by_the_same_link(client, table):
+    link = Invite.objects.create(group=table["group"], role=Role.SCORER)
+    as_(client, table["scorer"]).post(url("group_leave", table["group"].pk))
+    client.post(link.get_absolute_url())
+    assert table["group"].role_of(table["scorer"]) == Role.SCORER
+
+
+def test_a_viewer_is_shown_no_form_they_cannot_use(client, table):
+    as_(client, table["viewer"])
+    bob = Player.objects.get(group=table["group"], name="Bob")
+    player = text(client.get(bob.get_absolute_url()))
+    assert "Rename" not in player and "Merge into" not in player
+    night = text(client.get(table["match"].night.get_absolute_url()))
+    assert "Move to another night" not in night
