@@ -122,7 +122,8 @@ import json, django
 django.setup()
 from django.conf import settings
 # Pages are drawn with the files as they are: a server runs collectstatic, the probe need not.
-settings.STORAGES["staticfiles"]["BACKEND"] = "django.contrib.staticfiles.storage.StaticFilesStorage"
+plain_files = "django.contrib.staticfiles.storage.StaticFilesStorage"
+settings.STORAGES["staticfiles"]["BACKEND"] = plain_files
 from django.test import Client
 plain = Client().get("/nowhere/")
 secure = Client().get("/nowhere/", HTTP_X_FORWARDED_PROTO="https")
