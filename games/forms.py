@@ -334,7 +334,8 @@ class HandForm(WriteForm):
 
     def players(self) -> list[dict]:
         """One row a seat: name, field, whether they dropped or play, their tricks (None until
-        told, or until the others' tricks fix them) and why they must play, if they must."""
+        told, or until the others' tricks fix them) and why they must play, if they must (the
+        engine's sentence, `why`)."""
         if not hasattr(self, "_rows"):
             self._rows = list(self._make_rows())
         return self._rows
@@ -364,6 +365,7 @@ class HandForm(WriteForm):
                 "plays": p in told,
                 "tricks": told.get(p),
                 "must_play": shape.must_play.get(p),
+                "why": rules.why_must_play(self.state, shape, p),
                 "score": self.state.scores[p],
             }
 

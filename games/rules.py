@@ -530,6 +530,24 @@ class MatchState:
         )
 
 
+def why_must_play(state: MatchState, shape: HandShape, player: str) -> str | None:
+    """Why `player` may not drop out of the hand `shape` describes, in a sentence (§3); None
+    when they may. What a refused drop says, and what a greyed name at the table says."""
+    why = shape.must_play.get(player)
+    if why == MAKER:
+        return f"{player} made trump, so {player} can't drop out."
+    if why == TURNED:
+        return f"Nobody may drop out when a {shape.upcard[:-1]} is turned, so {player} must play."
+    if why == NO_TRUMP_PLAYED:
+        return f"Nobody may drop out of a no-trump hand, so {player} must play."
+    if why == LOW_SCORE:
+        return (
+            f"{player} is at {state.scores[player]}, and at "
+            f"{state.ruleset.no_drop_at_or_below} or below a player can't drop out."
+        )
+    return None
+
+
 def new_match(ruleset: Ruleset, players, first_dealer: str) -> MatchState:
     players = tuple(players)
     check_table(ruleset, players, first_dealer)
@@ -670,28 +688,8 @@ def _check(state: MatchState, hand: Hand) -> HandShape:
 
     # Staying in or dropping out (§3).
     for p in hand.dropped:
-        why = shape.must_play.get(p)
-        if why == MAKER:
-            raise RuleError("must_play", f"{p} made trump, so {p} can't drop out.", "dropped")
-        if why == TURNED:
-            raise RuleError(
-                "must_play",
-                f"Nobody may drop out when a {hand.upcard[:-1]} is turned, so {p} must play.",
-                "dropped",
-            )
-        if why == NO_TRUMP_PLAYED:
-            raise RuleError(
-                "must_play",
-                f"Nobody may drop out of a no-trump hand, so {p} must play.",
-                "dropped",
-            )
-        if why == LOW_SCORE:
-            raise RuleError(
-                "must_play",
-                f"{p} is at {state.scores[p]}, and at {r.no_drop_at_or_below} or below "
-                f"a player can't drop out.",
-                "dropped",
-            )
+        if p in shape.must_play:
+            raise RuleError("must_play", why_must_play(state, shape, p), "dropped")
     crossed = [p for p in players if p in hand.dropped and p in hand.tricks]
     if crossed:
         raise RuleError(

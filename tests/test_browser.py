@@ -291,8 +291,21 @@ def test_three_15_with_a_club_hand_and_a_redeal(page: Page, live_server, phone):
     snap(page, "three-15")
 
     # Ann orders up three times and takes all five: no sweep in three-15, she reaches zero.
-    for _ in range(3):
+    for _ in range(2):
         enter_hand(page, "spades", maker="Ann", tricks={"Ann": 5, "Bob": 0})
+    # At 3, Ann can't drop out: her name is greyed, and a tap on it says why, right there.
+    tap(page, "upcard", "spades")
+    tap(page, "makers", "Bob")
+    ann = page.locator("fieldset.drops .locked").filter(has_text="Ann")
+    why = "Ann is at 3, and at 5 or below a player can't drop out."
+    expect(ann.get_by_text(why)).to_be_hidden()
+    ann.locator("summary").click()
+    expect(ann.get_by_text(why)).to_be_visible()
+    in_reach(page, ann.get_by_text(why))
+    snap(page, "why-must-play")
+    ann.get_by_text(why).click()
+    expect(ann.get_by_text(why)).to_be_hidden()
+    enter_hand(page, "spades", maker="Ann", tricks={"Ann": 5, "Bob": 0})
     expect(page.locator(".result h2")).to_have_text(re.compile(r"Ann\s+wins"))
     expect(page.locator(".result")).to_contain_text("Reached zero.")
     expect(page.locator(".payouts li")).to_have_text(["Bob pays Ann $7.00", "Cat pays Ann $8.75"])
@@ -432,6 +445,9 @@ def test_a_hand_can_be_entered_without_javascript(browser, live_server):
     check.click()
     page.locator("fieldset.makers label").filter(has_text=re.compile("^Bob$")).click()
     check.click()
+    # Bob's name is greyed among the drops: a tap says why, without JavaScript too.
+    page.locator("fieldset.drops .locked summary").filter(has_text="Bob").click()
+    expect(page.get_by_text("Bob made trump, so Bob can't drop out.")).to_be_visible()
     page.locator("fieldset.drops label:has(input[value='Cat'])").click()
     check.click()
     chip(page, "Bob", 3)

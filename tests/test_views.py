@@ -185,6 +185,15 @@ def test_a_maker_and_low_scorers_cannot_be_toggled_out(client_in, user):
     hidden = '<span class="visually-hidden">must play · </span>'
     assert f"Bob</b> <small>{hidden}maker</small>" in html
     assert f"Ann</b> <small>{hidden}at 5</small>" in html
+    # A tap on a greyed name says why, in the words a Save would refuse it with.
+    assert html.count('<details class="choice locked">') == 3  # all three are at 5
+    assert '<strong class="why">Bob made trump, so Bob can&#x27;t drop out.</strong>' in html
+    words = "Ann is at 5, and at 5 or below a player can&#x27;t drop out."
+    assert f'<strong class="why">{words}</strong>' in html
+    refused = client_in.post(
+        url("hand_create", match.pk), drawn(match, {**data, "dropped": ["Ann"], "t1": "5"})
+    )
+    assert f'<p class="error">{words}</p>' in refused.content.decode()
 
 
 @pytest.mark.parametrize("headers", [{}, HX])
