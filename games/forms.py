@@ -8,7 +8,7 @@ from django import forms
 from django.contrib.auth import get_user_model
 from django.contrib.auth.forms import UserCreationForm
 
-from games import rules
+from games import rules, words
 from games.checks import password_reset_on
 from games.models import MAX_HANDS, PRESET_CHOICES, Suit
 from games.templatetags.games import CHOICE_WORDS, OPTION_LABELS, option_text
@@ -375,12 +375,16 @@ class HandForm(WriteForm):
         return {r["name"]: r["tricks"] for r in rows if r["plays"] and r["tricks"] is not None}
 
     def tricks_told(self) -> dict:
-        """How far the tricks have been given: how many are left, and who has none yet."""
+        """How far the tricks have been given: how many are left, who has none yet, and that
+        in words."""
         rows = [r for r in self.players() if r["plays"]]
         given = sum(r["tricks"] for r in rows if r["tricks"] is not None)
+        left = self.shape.tricks - given
+        blank = [r["name"] for r in rows if r["tricks"] is None]
         return {
-            "left": self.shape.tricks - given,
-            "blank": [r["name"] for r in rows if r["tricks"] is None],
+            "left": left,
+            "blank": blank,
+            "words": words.tricks_given(left, self.shape.tricks, bool(blank)),
         }
 
     # --- checking -------------------------------------------------------------------------

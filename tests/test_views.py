@@ -258,7 +258,7 @@ def test_too_many_tricks_given_is_said_before_asking_for_the_rest(client_in, use
     match = make_match(user)
     data = drawn(match, {"number": "1", "upcard": "clubs", "t0": "4", "t1": "3"})
     html = client_in.post(url("hand_check", match.pk), data, **HX).content.decode()
-    assert "That is 7 tricks already; a hand has 5." in html and "−2: too many" in html
+    assert "That is 7 tricks already; a hand has 5." in html and "2 tricks too many" in html
 
 
 def test_two_players_left_without_tricks_are_asked_for_theirs(client_in, user):
