@@ -8,7 +8,7 @@ from django import forms
 from django.contrib.auth import get_user_model
 from django.contrib.auth.forms import UserCreationForm
 
-from games import rules
+from games import rules, words
 from games.checks import password_reset_on
 from games.models import MAX_HANDS, PRESET_CHOICES, Suit
 from games.templatetags.games import CHOICE_WORDS, OPTION_LABELS, option_text
@@ -325,15 +325,16 @@ class HandForm(WriteForm):
         values = self._raw_list("dropped")
         return tuple(p for p in self.state.players if p in values)
 
-    def _tricks(self, i: int) -> int | None:
+    def _tricks(self, i: int, suffix: str = "") -> int | None:
         try:
-            return self.fields[f"t{i}"].clean(self._raw(f"t{i}"))
+            return self.fields[f"t{i}"].clean(self._raw(f"t{i}{suffix}"))
         except forms.ValidationError:
             return None  # the field's own error says so
 
     def players(self) -> list[dict]:
         """One row a seat: name, field, whether they dropped or play, their tricks (None until
-        told, or until the others' tricks fix them) and why they must play, if they must."""
+        told, or until the others' tricks fix them), whether the engine filled them in, and
+        why they must play, if they must (the engine's sentence, `why`)."""
         if not hasattr(self, "_rows"):
             self._rows = list(self._make_rows())
         return self._rows
@@ -347,9 +348,18 @@ class HandForm(WriteForm):
         told = {}
         if self.asks(rules.ASK_TRICKS):
             told = {p: n for p, n in counts.items() if p not in dropped}
+        filled: set[str] = set()
         if self.checking:
-            # The page that answers a check shows what the others fix: the player sees it.
-            told = shape.fill_in(told) if told else {}
+            # The page that answers a check shows what the others fix: the player sees it. A
+            # row filled in here follows the others until the player taps it: the page sends
+            # back what it was filled in with ("t0_filled"), and while it still holds that, it
+            # counts as empty again. The browser has no copy of the rule; it shows this page.
+            seat = {p: i for i, p in enumerate(self.state.players)}
+            sent = {
+                p: None if n == self._tricks(seat[p], "_filled") else n for p, n in told.items()
+            }
+            told = shape.fill_in(sent) if sent else {}
+            filled = {p for p, n in told.items() if n != sent[p]}
         else:
             # A Save (and the page that refuses it) holds every count it was sent, a dropped
             # player's too, and guesses none.
@@ -362,7 +372,9 @@ class HandForm(WriteForm):
                 "dropped": p in dropped,
                 "plays": p in told,
                 "tricks": told.get(p),
+                "filled": p in filled,
                 "must_play": shape.must_play.get(p),
+                "why": rules.why_must_play(self.state, shape, p),
                 "score": self.state.scores[p],
             }
 
@@ -372,12 +384,16 @@ class HandForm(WriteForm):
         return {r["name"]: r["tricks"] for r in rows if r["plays"] and r["tricks"] is not None}
 
     def tricks_told(self) -> dict:
-        """How far the tricks have been given: how many are left, and who has none yet."""
+        """How far the tricks have been given: how many are left, who has none yet, and that
+        in words."""
         rows = [r for r in self.players() if r["plays"]]
         given = sum(r["tricks"] for r in rows if r["tricks"] is not None)
+        left = self.shape.tricks - given
+        blank = [r["name"] for r in rows if r["tricks"] is None]
         return {
-            "left": self.shape.tricks - given,
-            "blank": [r["name"] for r in rows if r["tricks"] is None],
+            "left": left,
+            "blank": blank,
+            "words": words.tricks_given(left, self.shape.tricks, bool(blank)),
         }
 
     # --- checking -------------------------------------------------------------------------

@@ -549,6 +549,31 @@ class MatchState:
         )
 
 
+# Why a player can't drop out (`HandShape.must_play`), in words: `p` is the player, `turned`
+# the upcard's suit, `score` their score and `limit` the rule's.
+MUST_PLAY_WORDS = {
+    MAKER: "{p} made trump, so {p} can't drop out.",
+    TURNED: "Nobody may drop out when a {turned} is turned, so {p} must play.",
+    NO_TRUMP_PLAYED: "Nobody may drop out of a no-trump hand, so {p} must play.",
+    LOW_SCORE: "{p} is at {score}, and at {limit} or below a player can't drop out.",
+}
+
+
+def why_must_play(state: MatchState, shape: HandShape, player: str) -> str | None:
+    """Why `player` may not drop out of the hand `shape` describes, in a sentence (§3,
+    `MUST_PLAY_WORDS`); None when they may. What a refused drop says, and what a greyed name
+    at the table says."""
+    why = shape.must_play.get(player)
+    if why is None:
+        return None
+    return MUST_PLAY_WORDS[why].format(
+        p=player,
+        turned=shape.upcard[:-1],
+        score=state.scores[player],
+        limit=state.ruleset.no_drop_at_or_below,
+    )
+
+
 def new_match(ruleset: Ruleset, players, first_dealer: str) -> MatchState:
     players = tuple(players)
     check_table(ruleset, players, first_dealer)
@@ -702,28 +727,11 @@ def _check_trump_and_maker(r: Ruleset, hand: Hand, shape: HandShape) -> None:
             raise RuleError("bad_bid", "With these rules trump is ordered up, not bid for.", "bid")
 
 
-# Why a player can't drop out (`HandShape.must_play`), in words: `p` is the player, `turned`
-# the upcard's suit, `score` their score and `limit` the rule's.
-MUST_PLAY_WORDS = {
-    MAKER: "{p} made trump, so {p} can't drop out.",
-    TURNED: "Nobody may drop out when a {turned} is turned, so {p} must play.",
-    NO_TRUMP_PLAYED: "Nobody may drop out of a no-trump hand, so {p} must play.",
-    LOW_SCORE: "{p} is at {score}, and at {limit} or below a player can't drop out.",
-}
-
-
 def _check_drops(state: MatchState, hand: Hand, shape: HandShape) -> None:
     """Only those the rules let drop out did, and nobody both dropped out and played (§3)."""
     for p in hand.dropped:
-        why = shape.must_play.get(p)
-        if why is not None:
-            words = MUST_PLAY_WORDS[why].format(
-                p=p,
-                turned=hand.upcard[:-1],
-                score=state.scores[p],
-                limit=state.ruleset.no_drop_at_or_below,
-            )
-            raise RuleError("must_play", words, "dropped")
+        if p in shape.must_play:
+            raise RuleError("must_play", why_must_play(state, shape, p), "dropped")
     crossed = [p for p in state.players if p in hand.dropped and p in hand.tricks]
     if crossed:
         raise RuleError(

@@ -69,6 +69,16 @@ def _tricks(n: int) -> str:
     return f"{n} trick{'' if n == 1 else 's'}"
 
 
+def tricks_given(left: int, tricks: int, blank: bool) -> str:
+    """How far a hand's tricks have been given, beside their rows: "3 of 5 left to give",
+    "all 5 given", "1 trick too many"."""
+    if left < 0:
+        return f"{_tricks(-left)} too many"
+    if left == 0 and not blank:
+        return f"all {tricks} given"
+    return f"{left} of {tricks} left to give"
+
+
 # Where a loser in the worked example of the stakes ends up.
 EXAMPLE_SCORE, EXAMPLE_SHORT = 7, 2
 

@@ -1,5 +1,6 @@
-"""Whole matches played through the UI in real Chromium at 390×844, with axe on every page
-(once for each page and set of parts on it)."""
+"""Whole matches played through the UI in real Chromium at 390×844, with axe on every page (once
+for each page and set of parts on it); the hands that must fit one screen are played at 375×667
+too (a small phone with its browser bars)."""
 
 import json
 import os
@@ -14,11 +15,23 @@ from playwright.sync_api import Error, Page, expect
 pytestmark = pytest.mark.django_db(transaction=True)
 SHOTS = os.environ.get("SCREENSHOTS")  # a folder to keep screenshots in, when set
 AXE = Axe()
+TALL = {"width": 390, "height": 844}
+SMALL = {"width": 375, "height": 667}  # a small phone, its browser's bars taking their share
+# For a test whose hands must each fit one screen: it runs on both phones.
+ON_BOTH_PHONES = pytest.mark.parametrize(
+    "phone",
+    [
+        pytest.param(size, marks=pytest.mark.browser_context_args(viewport=size), id=name)
+        for name, size in (("390x844", TALL), ("375x667", SMALL))
+    ],
+)
 
 
 def snap(page: Page, name: str):
     if SHOTS:
-        page.screenshot(path=f"{SHOTS}/{name}.png", full_page=True)
+        size = page.viewport_size
+        suffix = "" if size == TALL else f"-{size['width']}x{size['height']}"
+        page.screenshot(path=f"{SHOTS}/{name}{suffix}.png", full_page=True)
 
 
 # What axe has already checked in this run: a page (its path, ids aside) with the same parts on
@@ -122,7 +135,8 @@ def enter_hand(
 ):
     """Tap a hand in as a player would, tapping the tricks of the players in `tricks` (the
     last player's fill in by themselves); returns the number of taps it took. With
-    `on_one_screen`, every tap, the preview and Save are within reach without scrolling."""
+    `on_one_screen`, every tap, the last row of tricks, the preview and Save are within reach
+    without scrolling."""
     taps = tap(page, "upcard", upcard, on_one_screen)
     if maker:
         expect(page.locator("fieldset.makers")).to_be_visible()
@@ -144,6 +158,8 @@ def enter_hand(
     expect(page.locator(".status .preview")).to_be_visible()  # the engine accepts it
     save = page.get_by_role("button", name=re.compile(r"^Save hand"))
     if on_one_screen:
+        if page.locator(".trick-row").count():
+            in_reach(page, page.locator(".trick-row").last.locator("label.chip").last)
         in_reach(page, page.locator(".status .preview"))
         in_reach(page, save)
         assert page.evaluate("window.scrollY") == 0
@@ -160,7 +176,11 @@ def scores(page: Page) -> dict:
     return out
 
 
-def test_standard_match_with_a_mistake_fixed_ends_in_a_sweep_and_a_payout(page: Page, live_server):
+@ON_BOTH_PHONES
+def test_standard_match_with_a_mistake_fixed_ends_in_a_sweep_and_a_payout(
+    page: Page, live_server, phone
+):
+    assert page.viewport_size == phone
     base = live_server.url
     sign_up(page, base)
     new_match(
@@ -205,7 +225,9 @@ def test_standard_match_with_a_mistake_fixed_ends_in_a_sweep_and_a_payout(page: 
 
     # Another mistake: a hand entered that did not happen. Undo it.
     # Everybody passed, played with no trump: upcard, pass, three chips, save.
-    taps = enter_hand(page, "spades", maker="pass", tricks={"Ann": 1, "Bob": 1, "Cat": 2})
+    taps = enter_hand(
+        page, "spades", maker="pass", tricks={"Ann": 1, "Bob": 1, "Cat": 2}, on_one_screen=True
+    )
     assert taps == 6
     expect(page.get_by_text("Hand 2 changed")).to_have_count(0)  # old news once the board moves
     assert scores(page)["Cat"] == 21
@@ -218,7 +240,9 @@ def test_standard_match_with_a_mistake_fixed_ends_in_a_sweep_and_a_payout(page: 
     assert scores(page) == {"Ann": 28, "Bob": 21, "Cat": 23, "Dan": 28}
 
     # Cat orders up and everyone drops: a lone maker takes all five by herself, and sweeps.
-    taps = enter_hand(page, "diamonds", maker="Cat", dropped=["Ann", "Bob", "Dan"])
+    taps = enter_hand(
+        page, "diamonds", maker="Cat", dropped=["Ann", "Bob", "Dan"], on_one_screen=True
+    )
     assert taps == 6  # upcard, maker, three drops, save
     expect(page.locator(".result h2")).to_have_text(re.compile(r"Cat\s+wins"))
     expect(page.locator(".result")).to_contain_text("Took all five tricks.")
@@ -252,15 +276,19 @@ def test_standard_match_with_a_mistake_fixed_ends_in_a_sweep_and_a_payout(page: 
     expect(page.locator(".match-card")).to_have_count(1)  # its import was the same match
 
 
-def test_three_15_with_a_club_hand_and_a_redeal(page: Page, live_server):
+@ON_BOTH_PHONES
+def test_three_15_with_a_club_hand_and_a_redeal(page: Page, live_server, phone):
+    assert page.viewport_size == phone
     sign_up(page, live_server.url, "three")
     new_match(page, "3 players to 15", ["Ann", "Bob", "Cat"], "Cat", per_point="0.25")
     # Cat deals a turned club: Cat is the maker and needs 2; nobody else is asked.
-    tap(page, "upcard", "clubs")
+    tap(page, "upcard", "clubs", on_one_screen=True)
     expect(page.locator(".note")).to_contain_text("Cat dealt, so Cat makes it and needs 2.")
     expect(page.locator("fieldset.makers")).to_have_count(0)
-    taps = 1 + chip(page, "Cat", 1) + chip(page, "Ann", 2)  # Bob's 2 fills in
+    taps = 1 + chip(page, "Cat", 1, True) + chip(page, "Ann", 2, True)  # Bob's 2 fills in
+    expect(told(page, "Bob")).to_have_value("2")
     expect(page.locator(".status")).to_contain_text("Cat set +5")
+    in_reach(page, page.get_by_role("button", name="Save hand 1"))
     page.get_by_role("button", name="Save hand 1").click()
     assert taps + 1 == 4
     assert scores(page) == {"Ann": 13, "Bob": 13, "Cat": 20}
@@ -276,14 +304,29 @@ def test_three_15_with_a_club_hand_and_a_redeal(page: Page, live_server):
     snap(page, "three-15")
 
     # Ann orders up three times and takes all five: no sweep in three-15, she reaches zero.
-    for _ in range(3):
+    for _ in range(2):
         enter_hand(page, "spades", maker="Ann", tricks={"Ann": 5, "Bob": 0})
+    # At 3, Ann can't drop out: her name is greyed, and a tap on it says why, right there.
+    tap(page, "upcard", "spades")
+    tap(page, "makers", "Bob")
+    ann = page.locator("fieldset.drops .locked").filter(has_text="Ann")
+    why = "Ann is at 3, and at 5 or below a player can't drop out."
+    expect(ann.get_by_text(why)).to_be_hidden()
+    ann.locator("summary").click()
+    expect(ann.get_by_text(why)).to_be_visible()
+    in_reach(page, ann.get_by_text(why))
+    snap(page, "why-must-play")
+    ann.get_by_text(why).click()
+    expect(ann.get_by_text(why)).to_be_hidden()
+    enter_hand(page, "spades", maker="Ann", tricks={"Ann": 5, "Bob": 0})
     expect(page.locator(".result h2")).to_have_text(re.compile(r"Ann\s+wins"))
     expect(page.locator(".result")).to_contain_text("Reached zero.")
     expect(page.locator(".payouts li")).to_have_text(["Bob pays Ann $7.00", "Cat pays Ann $8.75"])
 
 
-def test_dirty_clubs_hand_with_a_bid(page: Page, live_server):
+@ON_BOTH_PHONES
+def test_dirty_clubs_hand_with_a_bid(page: Page, live_server, phone):
+    assert page.viewport_size == phone
     sign_up(page, live_server.url, "dirty")
     new_match(page, "Dirty Clubs", ["Ann", "Bob", "Cat", "Dan"], "Ann", per_game="2.00")
     tap(page, "upcard", "hearts")
@@ -310,7 +353,7 @@ def test_dirty_clubs_hand_with_a_bid(page: Page, live_server):
     expect(page.locator(".hand-text").first).to_contain_text("Bob bid 4 in ♠")
     # Cat takes everything from here: a sweep wins at once in Dirty Clubs.
     # Upcard, maker, bid, Cat's 5 (the others took none: they fill in), save: 5 taps.
-    taps = enter_hand(page, "diamonds", maker="Cat", bid=5, tricks={"Cat": 5})
+    taps = enter_hand(page, "diamonds", maker="Cat", bid=5, tricks={"Cat": 5}, on_one_screen=True)
     assert taps == 5
     expect(page.locator(".result h2")).to_have_text(re.compile(r"Cat\s+wins"))
     expect(page.locator(".payouts li")).to_have_text(
@@ -397,9 +440,7 @@ def test_a_save_the_database_cannot_take_keeps_the_entry_and_says_so(
 
 
 def test_a_hand_can_be_entered_without_javascript(browser, live_server):
-    context = browser.new_context(
-        java_script_enabled=False, viewport={"width": 390, "height": 844}, is_mobile=True
-    )
+    context = browser.new_context(java_script_enabled=False, viewport=TALL, is_mobile=True)
     page = context.new_page()
     page.goto(live_server.url + "/signup/")
     page.fill("#id_username", "plain")
@@ -417,6 +458,9 @@ def test_a_hand_can_be_entered_without_javascript(browser, live_server):
     check.click()
     page.locator("fieldset.makers label").filter(has_text=re.compile("^Bob$")).click()
     check.click()
+    # Bob's name is greyed among the drops: a tap says why, without JavaScript too.
+    page.locator("fieldset.drops .locked summary").filter(has_text="Bob").click()
+    expect(page.get_by_text("Bob made trump, so Bob can't drop out.")).to_be_visible()
     page.locator("fieldset.drops label:has(input[value='Cat'])").click()
     check.click()
     chip(page, "Bob", 3)
@@ -435,9 +479,7 @@ def test_without_javascript_a_drop_ticked_after_the_tricks_is_refused_not_saved_
 ):
     """JavaScript off: tick Ann out after tapping her trick, leave Cat empty, Save. The page
     refuses it naming Ann, and saves only what the player then sees."""
-    context = browser.new_context(
-        java_script_enabled=False, viewport={"width": 390, "height": 844}, is_mobile=True
-    )
+    context = browser.new_context(java_script_enabled=False, viewport=TALL, is_mobile=True)
     page = context.new_page()
     page.goto(live_server.url + "/signup/")
     page.fill("#id_username", "nojs")
@@ -556,7 +598,7 @@ def test_a_stale_phone_keeps_its_entry_and_saves_it_as_the_next_hand(
     base = live_server.url
     sign_up(page, base, "phones")
     new_match(page, "Standard", ["Ann", "Bob", "Cat", "Dan"], "Dan")
-    other = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True)
+    other = browser.new_context(viewport=TALL, is_mobile=True)
     phone_b = other.new_page()
     log_in(phone_b, base, "phones")
     phone_b.goto(page.url)
@@ -611,12 +653,12 @@ def test_every_phone_at_the_table_follows_the_board(browser, page: Page, live_se
     sign_up(page, base, "live")
     new_match(page, "Standard", ["Ann", "Bob", "Cat", "Dan"], "Dan")
     match_url = page.url
-    second = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True)
+    second = browser.new_context(viewport=TALL, is_mobile=True)
     own = second.new_page()
     log_in(own, base, "live")
     own.goto(match_url)
     share_url = page.locator("#share a").first.get_attribute("href")
-    guests = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True)
+    guests = browser.new_context(viewport=SMALL, is_mobile=True)
     viewer = guests.new_page()
     viewer.goto(share_url)
     no_axe_violations(viewer)
@@ -872,7 +914,7 @@ def test_the_screen_stays_awake_during_a_match_and_nothing_breaks_without_the_ap
     page.wait_for_function("() => window.wakeLocks[0].released")  # the match is over
 
     # A browser without the API (or on a plain http address): the match goes on all the same.
-    bare = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True)
+    bare = browser.new_context(viewport=TALL, is_mobile=True)
     phone = bare.new_page()
     phone.add_init_script("delete Navigator.prototype.wakeLock;")
     errors = []
@@ -975,7 +1017,7 @@ def test_a_friend_invited_by_qr_keeps_score_on_their_own_phone(browser, page: Pa
     page.goto(match_url)
 
     # The friend opens it signed out, signs up from it and joins.
-    friends = browser.new_context(viewport={"width": 390, "height": 844}, is_mobile=True)
+    friends = browser.new_context(viewport=TALL, is_mobile=True)
     phone = friends.new_page()
     phone.goto(link)
     expect(phone.get_by_role("heading", name="Join host")).to_be_visible()

@@ -805,6 +805,34 @@ def test_low_scores_must_play_and_a_low_maker_must_play_as_the_maker():
     }
 
 
+@pytest.mark.parametrize(
+    "upcard, maker, passed",
+    [
+        ("hearts", BOB, False),
+        ("hearts", CAT, False),
+        ("clubs", None, False),
+        ("hearts", None, True),
+    ],
+)
+def test_why_a_player_must_play_is_what_dropping_them_is_refused_with(upcard, maker, passed):
+    state = start("three-widow", THREE, CAT, scores={ANN: 5, BOB: 9, CAT: 9})
+    shape = state.shape(upcard, maker, passed)
+    for p in THREE:
+        why = rules.why_must_play(state, shape, p)
+        assert (why is None) == (p not in shape.must_play)
+        if why is None:
+            continue
+        trump = NO_TRUMP if passed else None if shape.automatic else upcard
+        dropped = Hand(upcard, trump, shape.maker, dropped=(p,), tricks={})
+        with pytest.raises(RuleError) as refused:
+            rules.check_hand(state, dropped)
+        assert (refused.value.code, refused.value.message) == ("must_play", why)
+    if maker == CAT:
+        assert rules.why_must_play(state, shape, ANN) == (
+            "Ann is at 5, and at 5 or below a player can't drop out."
+        )
+
+
 def test_the_last_player_takes_what_the_others_leave():
     shape = start().shape("hearts", BOB)
     assert shape.fill_in({ANN: 0, BOB: 3, DAN: None}) == {ANN: 0, BOB: 3, DAN: 2}

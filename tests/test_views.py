@@ -149,7 +149,7 @@ def test_the_form_asks_only_for_tricks_on_a_turned_club(client_in, user):
     html = page.content.decode()
     assert "Clubs are trump" in html and "Nobody drops out" in html
     assert 'name="maker"' not in html and 'name="dropped"' not in html
-    assert html.count('class="trick-row"') == 4 and 'data-tricks="5"' in html
+    assert html.count('class="trick-row"') == 4 and "5 of 5 left to give" in html
     for seat in range(4):  # a chip for every number of tricks, none chosen yet
         assert re.findall(rf'name="t{seat}" value="(\d)"', html) == list("012345")
     assert not re.search(r'name="t\d" value="\d" checked', html)
@@ -183,6 +183,15 @@ def test_a_maker_and_low_scorers_cannot_be_toggled_out(client_in, user):
     hidden = '<span class="visually-hidden">must play · </span>'
     assert f"Bob</b> <small>{hidden}maker</small>" in html
     assert f"Ann</b> <small>{hidden}at 5</small>" in html
+    # A tap on a greyed name says why, in the words a Save would refuse it with.
+    assert html.count('<details class="choice locked">') == 3  # all three are at 5
+    assert '<strong class="why">Bob made trump, so Bob can&#x27;t drop out.</strong>' in html
+    words = "Ann is at 5, and at 5 or below a player can&#x27;t drop out."
+    assert f'<strong class="why">{words}</strong>' in html
+    refused = client_in.post(
+        url("hand_create", match.pk), drawn(match, {**data, "dropped": ["Ann"], "t1": "5"})
+    )
+    assert f'<p class="error">{words}</p>' in refused.content.decode()
 
 
 @pytest.mark.parametrize("headers", [{}, HX])
@@ -243,11 +252,37 @@ def test_a_check_fills_in_the_last_players_tricks_and_a_lone_maker_gets_five(
     assert checked_tricks(html.content.decode()) == {"t0": "0", "t1": "5", "t3": "0"}
 
 
+@pytest.mark.parametrize("headers", [{}, HX])
+def test_a_row_the_check_filled_in_follows_the_others_until_it_is_tapped(client_in, user, headers):
+    match = make_match(user)
+    check = url("hand_check", match.pk)
+    told = {k: v for k, v in ORDERED_POST.items() if k != "t0"}  # Bob 3, Dan 2: Ann took 0
+    html = client_in.post(check, drawn(match, told), **headers).content.decode()
+    assert checked_tricks(html) == {"t0": "0", "t1": "3", "t3": "2"}
+    assert '<input type="hidden" name="t0_filled" value="0">' in html
+    assert "t1_filled" not in html and "t3_filled" not in html
+    # Dan took 1 after all: the page sends Ann's 0 back as filled in, and Ann takes the 1 left.
+    sent = {**told, "t0": "0", "t0_filled": "0", "t3": "1"}
+    html = client_in.post(check, drawn(match, sent), **headers).content.decode()
+    assert checked_tricks(html) == {"t0": "1", "t1": "3", "t3": "1"}
+    assert '<input type="hidden" name="t0_filled" value="1">' in html
+    # Tapped, Ann's row is the player's: it stays as tapped, even one trick too many.
+    tapped = {**sent, "t0": "2", "t0_filled": "1"}
+    html = client_in.post(check, drawn(match, tapped), **headers).content.decode()
+    assert checked_tricks(html) == {"t0": "2", "t1": "3", "t3": "1"}
+    assert "1 trick too many" in html and "_filled" not in html
+    # A Save fills in nothing, whatever the page says it filled in.
+    blank = {**sent, "t0": ""}
+    response = client_in.post(url("hand_create", match.pk), drawn(match, blank), **headers)
+    assert "Tap how many tricks Ann took." in response.content.decode()
+    assert not Hand.objects.filter(match=match).exists()
+
+
 def test_too_many_tricks_given_is_said_before_asking_for_the_rest(client_in, user):
     match = make_match(user)
     data = drawn(match, {"number": "1", "upcard": "clubs", "t0": "4", "t1": "3"})
     html = client_in.post(url("hand_check", match.pk), data, **HX).content.decode()
-    assert "That is 7 tricks already; a hand has 5." in html and "−2: too many" in html
+    assert "That is 7 tricks already; a hand has 5." in html and "2 tricks too many" in html
 
 
 def test_two_players_left_without_tricks_are_asked_for_theirs(client_in, user):

@@ -11,6 +11,21 @@ def test_money_has_its_symbol_and_a_real_minus_sign():
     assert words.money(5, "CHF") == "0.05 CHF"
 
 
+@pytest.mark.parametrize(
+    "left, blank, said",
+    [
+        (5, True, "5 of 5 left to give"),
+        (1, True, "1 of 5 left to give"),
+        (0, True, "0 of 5 left to give"),  # a row still empty, though every trick is given
+        (0, False, "all 5 given"),
+        (-1, False, "1 trick too many"),
+        (-2, True, "2 tricks too many"),
+    ],
+)
+def test_how_far_the_tricks_are_given_reads_as_words(left, blank, said):
+    assert words.tricks_given(left, 5, blank) == said
+
+
 @pytest.mark.parametrize("preset", list(rules.PRESETS))
 def test_every_preset_says_each_of_its_rules_in_a_sentence(preset):
     p = rules.PRESETS[preset]

@@ -9,47 +9,9 @@ function handForm() {
   return document.getElementById("hand-form");
 }
 
-// --- Tricks: what the others fix fills in by itself ----------------------------------------
-// When every player who played but one has their tricks, the last one takes what is left;
-// once every trick is given, the players left took none. The number of tricks comes from the
-// page (the engine's count, data-tricks), never from here. A row filled in this way follows
-// the others until the player taps it themselves. Without JavaScript the server fills them
-// in on a Check (HandShape.fill_in: the same rule).
-let filled = null; // {form, names}: the rows filled in here, on the form of hand `form`
-
-document.addEventListener(
-  "change",
-  (event) => {
-    const fieldset = event.target.closest?.("fieldset.tricks[data-tricks]");
-    if (fieldset && event.target.type === "radio") fillIn(fieldset, event.target.name);
-  },
-  true, // before htmx sends the form, so that the check carries the filled-in rows
-);
-
-function fillIn(fieldset, tapped) {
-  const key = fieldset.form.elements.number?.value;
-  if (filled?.form !== key) filled = { form: key, names: new Set() };
-  filled.names.delete(tapped);
-  const rows = [...fieldset.querySelectorAll(".trick-row")].map((row) => {
-    const name = row.querySelector("input[type=radio]").name;
-    return { name, chip: row.querySelector("input:checked"), auto: filled.names.has(name) };
-  });
-  const open = rows.filter((row) => !row.chip || row.auto);
-  if (rows.length < 2 || !open.length) return;
-  const given = rows.filter((row) => !open.includes(row)).reduce((sum, row) => sum + Number(row.chip.value), 0);
-  const left = Number(fieldset.dataset.tricks) - given;
-  const each = open.length === 1 ? left : left === 0 ? 0 : null;
-  for (const row of open) {
-    const chip = each === null ? null : fieldset.querySelector(`input[name="${CSS.escape(row.name)}"][value="${each}"]`);
-    if (chip) {
-      chip.checked = true;
-      filled.names.add(row.name);
-    } else if (row.auto) {
-      row.chip.checked = false; // the others no longer fix this row
-      filled.names.delete(row.name);
-    }
-  }
-}
+// Tricks that the others fix are filled in by the server, never here (one rule, the engine's
+// HandShape.fill_in): each tap is checked, and the answer brings those rows in, checked, so
+// that a Save sends them.
 
 // --- A Save on its way ----------------------------------------------------------------------
 // A Save is never cancelled by the next tap, and that tap is not lost: taps on the hand form
