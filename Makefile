@@ -5,7 +5,7 @@ HOST ?= 0.0.0.0
 PORT ?= 8000
 CHROMIUM := /usr/bin/chromium
 
-.PHONY: install run test lint chromium bench
+.PHONY: install run test lint typecheck chromium bench
 
 $(VENV)/.installed: pyproject.toml
 	python3 -m venv $(VENV)
@@ -31,6 +31,10 @@ test: install chromium
 lint: install
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
+
+# The app and its settings, checked against Django's type stubs (the [tool.mypy] of pyproject.toml).
+typecheck: install
+	$(VENV)/bin/mypy games scorekeeper
 
 bench: install
 	$(PY) bench/replay_bench.py
