@@ -465,8 +465,8 @@ class HandResult:
     hand: Hand
     changes: dict
     scores: dict
+    shape: HandShape  # what the rules made of the hand (its maker, what they needed)
     sweep: str | None = None  # who took all five, when it counts as a sweep
-    shape: HandShape | None = None  # what the rules made of the hand (its maker, what they needed)
     set: tuple[str, ...] = ()  # the maker who fell short, where sets count (§4)
     euchred: tuple[str, ...] = ()  # who played and took no trick, maker or not (§12)
     # After the hand, like `scores`: the hands each player has fallen short so far (§6), as
@@ -515,6 +515,7 @@ class MatchState:
         automatic = upcard == r.auto_trump
         bidding = not automatic and r.bidding == TRICK_BIDDING
         passed = passed and not automatic
+        asks: tuple[str, ...]
         if automatic:
             maker = self.dealer if r.auto_trump_dealer_needs is not None else None
             needs = r.auto_trump_dealer_needs if maker else None
@@ -815,7 +816,8 @@ def play(state: MatchState, hand: Hand) -> tuple[MatchState, HandResult]:
             lone = len(hand.tricks) == 1
             if took == shape.tricks and (not lone or r.lone_maker_sweeps):
                 sweep = p
-    winners, won_by = (), None
+    winners: tuple[str, ...] = ()
+    won_by: str | None = None
     if sweep:
         winners, won_by = (sweep,), SWEEP
     elif not hand.passed:
@@ -845,8 +847,8 @@ def play(state: MatchState, hand: Hand) -> tuple[MatchState, HandResult]:
         hand,
         changes,
         scores,
-        sweep,
         shape,
+        sweep=sweep,
         set=set_,
         euchred=euchred,
         sets=sets,
@@ -951,8 +953,8 @@ def _settle_group(net: dict[str, int], order: dict[str, int]) -> list[Payment]:
 
     Each payment clears the first payer or the first payee left (or both, the last time).
     """
-    owing = sorted((p for p in net if net[p] < 0), key=order.get)
-    owed = sorted((p for p in net if net[p] > 0), key=order.get)
+    owing = sorted((p for p in net if net[p] < 0), key=lambda p: order[p])
+    owed = sorted((p for p in net if net[p] > 0), key=lambda p: order[p])
     left = dict(net)
     payments = []
     while owing:
@@ -1039,8 +1041,10 @@ def tallies(start: MatchState, results: list[HandResult]) -> dict[str, Tally]:
             c["could_drop"] += may_drop
             c["stayed_by_choice"] += may_drop and played
             if p == shape.maker:
+                needed = shape.needed(hand)
+                assert took is not None and needed is not None  # a maker plays, for a number
                 c["made_trump"] += 1
-                c["made"] += took >= shape.needed(hand)
+                c["made"] += took >= needed
                 c["was_set"] += p in result.set
             c["euchred"] += p in result.euchred
             c["sweeps"] += took == TRICKS
