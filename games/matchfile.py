@@ -163,7 +163,7 @@ def _tricks(value: dict, number: int, seats: dict) -> dict:
         message = f"{name} is listed twice; each player either drops out or plays."
         return RuleError("seat_count", message, "tricks", hand=number)
 
-    if getattr(value, "twice", None) is not None:
+    if isinstance(value, _Object) and value.twice is not None:
         raise twice(_name(value.twice, seats))
     tricks = {}
     for name, n in value.items():
@@ -350,7 +350,7 @@ def _check_members(members, file_limit: int, most_files: int, most_bytes: int) -
 
 
 def dump_hand(hand: Hand) -> dict:
-    out = {"upcard": hand.upcard}
+    out: dict[str, object] = {"upcard": hand.upcard}
     if hand.passed:
         out["passed"] = True
     else:
@@ -413,7 +413,9 @@ def error_document(error: RuleError) -> dict:
 
 def night_report(matches: list[tuple[str, Match, MatchState]]) -> dict:
     """The document `settle --json` prints for (file, match, state) of one currency (§11)."""
-    entries, net, spelled = [], {}, {}
+    entries: list[dict] = []
+    net: dict[str, int] = {}
+    spelled: dict[str, str] = {}
     for name, match, state in matches:
         _, match_net = rules.settle(state, match.stakes)
         entries.append(
