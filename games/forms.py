@@ -10,7 +10,7 @@ from django.contrib.auth.forms import UserCreationForm
 
 from games import rules, words
 from games.checks import password_reset_on
-from games.models import MAX_HANDS, PRESET_CHOICES, Suit
+from games.models import MAX_HANDS, PRESET_CHOICES, SUIT_CHOICES
 from games.templatetags.games import CHOICE_WORDS, OPTION_LABELS, option_text
 
 PASS = "pass"
@@ -235,10 +235,10 @@ class HandForm(WriteForm):
     the player did not see.
     """
 
-    upcard = forms.ChoiceField(label="Upcard", choices=Suit.choices, widget=forms.RadioSelect)
+    upcard = forms.ChoiceField(label="Upcard", choices=SUIT_CHOICES, widget=forms.RadioSelect)
     maker = forms.ChoiceField(label="Who made trump?", required=False, widget=forms.RadioSelect)
     trump = forms.ChoiceField(
-        label="Trump", required=False, choices=Suit.choices, widget=forms.RadioSelect
+        label="Trump", required=False, choices=SUIT_CHOICES, widget=forms.RadioSelect
     )
     bid = forms.TypedChoiceField(
         label="Bid",

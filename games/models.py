@@ -175,7 +175,7 @@ class Stale(Exception):
 
 
 # rules.SUITS as choices, named as the app says them ("♣ Clubs").
-Suit = models.TextChoices("Suit", [(s.upper(), (s, words.suit_label(s))) for s in rules.SUITS])
+SUIT_CHOICES = [(s, words.suit_label(s)) for s in rules.SUITS]
 
 
 PRESET_CHOICES = [(p.name, p.label) for p in rules.PRESETS.values()]
@@ -796,8 +796,8 @@ class Match(models.Model):
         else:
             # The results read with the match's own verdict, in one statement: one moment.
             columns = ("player__name", "score", "short", "won")
-            verdict = ("match__hands_played", "match__next_dealer")
-            rows = list(self.results.order_by("seat").values_list(*columns, *verdict))
+            of_match = ("match__hands_played", "match__next_dealer")
+            rows = list(self.results.order_by("seat").values_list(*columns, *of_match))
         if not rows:  # no verdict stored (a match made outside the app): fold the hands
             return self.replay()[0]
         names = tuple(row[0] for row in rows)
@@ -1164,7 +1164,9 @@ def _check_fits(names, stakes: rules.Stakes):
                 f"{name[:20]}… is too long a name; keep it to {rules.NAME_LENGTH} letters.",
                 "players",
             )
-    if len(stakes.currency) > Match._meta.get_field("currency").max_length:
+    longest = Match._meta.get_field("currency").max_length
+    assert longest is not None  # a CharField's
+    if len(stakes.currency) > longest:
         raise rules.RuleError(
             "bad_file", "The currency should be a short label such as USD or $.", "currency"
         )
@@ -1197,10 +1199,10 @@ class Seat(models.Model):
 class Hand(models.Model):
     match = models.ForeignKey(Match, models.CASCADE, related_name="hands")
     number = models.PositiveSmallIntegerField()
-    upcard = models.CharField(max_length=8, choices=Suit.choices)
+    upcard = models.CharField(max_length=8, choices=SUIT_CHOICES)
     # Blank where the rules give the trump (a turned automatic suit); "none" for no trump.
     trump = models.CharField(
-        max_length=8, blank=True, choices=[*Suit.choices, (rules.NO_TRUMP, "No trump")]
+        max_length=8, blank=True, choices=[*SUIT_CHOICES, (rules.NO_TRUMP, "No trump")]
     )
     maker = models.ForeignKey(Player, models.RESTRICT, null=True, blank=True, related_name="+")
     bid = models.PositiveSmallIntegerField(null=True, blank=True)
