@@ -31,11 +31,19 @@ def _option_value(name: str, text: str):
     return text if name in WORD_OPTIONS else int(text)
 
 
+def _choices(form: forms.Form, name: str) -> forms.ChoiceField:
+    """A choice field of the form, whose choices the match gives."""
+    field = form.fields[name]
+    assert isinstance(field, forms.ChoiceField)
+    return field
+
+
 EMAIL_HELP = "Only for a mail to reset a forgotten password."
 
 
 class SignupForm(UserCreationForm):
-    class Meta(UserCreationForm.Meta):
+    # django-stubs 5.2 leaves out UserCreationForm.Meta, which Django defines.
+    class Meta(UserCreationForm.Meta):  # type: ignore[name-defined]
         fields = ("username", "email")
         help_texts = {"email": EMAIL_HELP}
 
@@ -52,7 +60,7 @@ class EmailForm(forms.ModelForm):
         help_texts = {"email": EMAIL_HELP}
 
 
-class CentsField(forms.CharField):
+class CentsField(forms.Field):
     """An amount of money typed as "1.50", cleaned to whole cents the way the match file reads
     it (rules.parse_money): the engine and the database count in cents."""
 
@@ -62,7 +70,7 @@ class CentsField(forms.CharField):
     }
 
     def to_python(self, value) -> int | None:
-        text = super().to_python(value)
+        text = "" if value in self.empty_values else str(value).strip()
         if not text:
             return None
         try:
@@ -110,7 +118,7 @@ class MatchForm(forms.Form):
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         names = [(self.data.get(s) or "").strip() for s in self.SEATS]
-        self.fields["dealer"].choices = [
+        _choices(self, "dealer").choices = [
             (str(i), name or f"Seat {i + 1}") for i, name in enumerate(names)
         ] + [("random", "Pick at random")]
         for name in rules.OPTION_NAMES:
@@ -127,7 +135,7 @@ class MatchForm(forms.Form):
 
     @property
     def chosen_preset(self) -> rules.Preset:
-        name = self.data.get("preset") if self.is_bound else None
+        name = (self.data.get("preset") or "") if self.is_bound else ""
         return rules.PRESETS.get(name) or rules.PRESETS[self.fields["preset"].initial]
 
     def rule_fields(self):
@@ -258,14 +266,14 @@ class HandForm(WriteForm):
         self.checking = checking  # True while the hand is being filled in, not yet saved
         # Seats, not names, so that no name can be mistaken for "everybody passed".
         seats = [(str(i), p) for i, p in enumerate(state.players)]
-        self.fields["maker"].choices = seats + [(PASS, "Everybody passed")]
-        self.fields["dropped"].choices = [(p, p) for p in state.players]
+        _choices(self, "maker").choices = seats + [(PASS, "Everybody passed")]
+        _choices(self, "dropped").choices = [(p, p) for p in state.players]
         self.shape = self._shape()
         if self.shape is None:
             return  # the upcard's own error says what to do first
         if self.is_bound and checking:
             self.data = self._forget_unasked()
-        self.fields["bid"].choices = [(n, str(n)) for n in self.shape.bids]
+        _choices(self, "bid").choices = [(n, str(n)) for n in self.shape.bids]
         counts = self.shape.trick_counts
         for i, p in enumerate(state.players):
             wrong = f"{p}'s tricks must be a whole number from {counts[0]} to {counts[-1]}."
@@ -318,6 +326,7 @@ class HandForm(WriteForm):
     @property
     def trump_choice(self) -> str | None:
         """The trump tile to show chosen: the one tapped, or the engine's default."""
+        assert self.shape is not None  # drawn only once the upcard is known
         trump = self._raw("trump")
         return trump if trump in rules.SUITS else self.shape.default_trump
 
@@ -386,6 +395,7 @@ class HandForm(WriteForm):
     def tricks_told(self) -> dict:
         """How far the tricks have been given: how many are left, who has none yet, and that
         in words."""
+        assert self.shape is not None  # asked only once the upcard is known
         rows = [r for r in self.players() if r["plays"]]
         given = sum(r["tricks"] for r in rows if r["tricks"] is not None)
         left = self.shape.tricks - given
@@ -448,6 +458,7 @@ class HandForm(WriteForm):
         told = self.tricks_told() if self.asks(rules.ASK_TRICKS) else None
         if not (told and told["blank"] and (error.code, error.field) == ("seat_count", "tricks")):
             return None
+        assert self.shape is not None  # it asks for tricks
         tricks = self.shape.tricks
         if told["left"] < 0:
             return f"That is {tricks - told['left']} tricks already; a hand has {tricks}."
@@ -474,6 +485,7 @@ class HandForm(WriteForm):
     @classmethod
     def initial_for(cls, hand: rules.Hand, players, number: int) -> dict:
         """The form's values for a stored hand, for editing it."""
+        maker: str | None
         if hand.passed or hand.trump == rules.NO_TRUMP:
             maker = PASS
         else:
