@@ -141,7 +141,7 @@ def line_chart(
     shown = sorted({*range(0, count, every), count - 1})
     if len(shown) > 2 and (shown[-1] - shown[-2]) * step_width < X_LABEL_GAP:
         shown.pop(-2)
-    x_ticks = []
+    x_ticks: list[Tick] = []
     for i in shown:  # a label that says what the one before it said is left out
         if i < len(x_labels) and (not x_ticks or x_ticks[-1].text != x_labels[i]):
             x_ticks.append(Tick(round(x(i), 1), x_labels[i]))

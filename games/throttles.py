@@ -23,6 +23,12 @@ from games.models import Attempt
 HOUR = timedelta(hours=1)
 
 
+class AxesRequest(HttpRequest):
+    """A log-in request as axes hands it on: with the address it read (`client_address`)."""
+
+    axes_ip_address: str | None
+
+
 def client_address(request: HttpRequest) -> str | None:
     """The address a request comes from, for every throttle and for axes alike.
 
@@ -53,7 +59,7 @@ def attempted_username(request: HttpRequest, credentials: dict | None) -> str | 
     return username[:255] if isinstance(username, str) else None
 
 
-def address_failures(request: HttpRequest) -> int:
+def address_failures(request: AxesRequest) -> int:
     """Wrong passwords from the request's address in the last 15 minutes, for any username."""
     attempts = AccessAttempt.objects.filter(
         ip_address=request.axes_ip_address, attempt_time__gte=get_cool_off_threshold(request)
@@ -61,7 +67,7 @@ def address_failures(request: HttpRequest) -> int:
     return attempts.aggregate(n=Sum("failures_since_start"))["n"] or 0
 
 
-def address_locked(request: HttpRequest) -> bool:
+def address_locked(request: AxesRequest) -> bool:
     return address_failures(request) >= settings.LOGIN_FAILURES_PER_ADDRESS
 
 

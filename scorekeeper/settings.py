@@ -188,6 +188,7 @@ AXES_HANDLER = "games.throttles.LoginHandler"
 AXES_CLIENT_IP_CALLABLE = "games.throttles.client_address"
 # A username longer than axes' column is cut to it: the log-in is refused all the same.
 AXES_USERNAME_CALLABLE = "games.throttles.attempted_username"
+AXES_USERNAME_FORM_FIELD = "username"  # the log-in form's field, as axes has it by default
 AXES_RESET_ON_SUCCESS = True
 # The cool-off runs from the tenth wrong password, not from the latest try.
 AXES_RESET_COOL_OFF_ON_FAILURE_DURING_LOCKOUT = False
