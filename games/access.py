@@ -8,13 +8,28 @@ in words (403).
 from __future__ import annotations
 
 from django import forms
+from django.contrib.auth.models import User
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.http import Http404, HttpRequest
 from django.shortcuts import get_object_or_404
+from django_htmx.middleware import HtmxDetails
 
 from games.models import Group, Role
 
 SESSION_KEY = "group"
+
+
+class HtmxRequest(HttpRequest):
+    """A request as a view gets it: django-htmx's middleware says what htmx asked for."""
+
+    htmx: HtmxDetails
+
+
+class SignedInRequest(HtmxRequest):
+    """A request to a @login_required view: its user has signed in."""
+
+    user: User
+
 
 WHAT_NEEDS = {
     Role.SCORER: "Viewers can't change the scores.",

@@ -4,6 +4,7 @@ import functools
 import io
 import zipfile
 from datetime import timedelta
+from typing import Any
 from urllib.parse import quote
 
 import segno
@@ -16,11 +17,10 @@ from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.forms import AuthenticationForm
 from django.core.cache import cache
-from django.core.exceptions import ValidationError
+from django.core.exceptions import TooManyFilesSent, ValidationError
 from django.core.paginator import Paginator
 from django.db import OperationalError, transaction
-from django.http import Http404, HttpRequest, HttpResponse
-from django.http.multipartparser import TooManyFilesSent
+from django.http import Http404, HttpRequest, HttpResponse, QueryDict
 from django.middleware.csrf import get_token
 from django.shortcuts import get_object_or_404, redirect, render, resolve_url
 from django.template.defaultfilters import pluralize
@@ -36,6 +36,7 @@ from django.views.decorators.vary import vary_on_headers
 from django_htmx.http import HttpResponseClientRedirect, reswap, retarget
 
 from games import access, matchfile, rules, throttles, words
+from games.access import HtmxRequest, SignedInRequest
 from games.checks import password_reset_on, reset_domain
 from games.forms import EmailForm, HandForm, MatchForm, SignupForm, WriteForm
 from games.models import MAX_HANDS, Change, Group, Match, Night, Player, Role, Stale
@@ -43,14 +44,14 @@ from games.templatetags.games import house_rules_words, signed, stakes_text
 from games.words import SUIT_SYMBOLS
 
 
-def _partial(request: HttpRequest, template: str, partial: str) -> str:
+def _partial(request: HtmxRequest, template: str, partial: str) -> str:
     """The page for a normal request, just its region for an htmx one."""
     if request.htmx and not request.htmx.history_restore_request:
         return f"{template}#{partial}"
     return template
 
 
-def _go(request: HttpRequest, to) -> HttpResponse:
+def _go(request: HtmxRequest, to) -> HttpResponse:
     """Redirect: htmx must load the whole page, not swap it into a region."""
     if request.htmx:
         return HttpResponseClientRedirect(resolve_url(to))
@@ -72,6 +73,7 @@ def _describe(result: rules.HandResult) -> str:
     if shape.automatic:
         made = f"{shape.maker} (dealer) must take {shape.needs}" if shape.maker else "all play"
         return f"{turned} · {made}"
+    assert hand.trump is not None  # the engine refuses a hand made without trump
     trump = SUIT_SYMBOLS[hand.trump]
     if hand.bid is not None:
         made = f"{hand.maker} bid {hand.bid} in {trump}"
@@ -168,7 +170,7 @@ BOARD_CACHE_SECONDS = 60 * 60 * 24
 CSRF_MARK = "csrf-token-of-the-request-0f3c9a7e"
 
 
-def _board_key(request: HttpRequest, match: Match, role: Role) -> str | None:
+def _board_key(request: SignedInRequest, match: Match, role: Role) -> str | None:
     """The key of a board as a plain GET draws it; None where it is drawn for one request
     (a form with what the player entered, a notice)."""
     if request.method != "GET":
@@ -178,18 +180,18 @@ def _board_key(request: HttpRequest, match: Match, role: Role) -> str | None:
 
 
 def _board(
-    request: HttpRequest,
+    request: SignedInRequest,
     match: Match,
     form: HandForm | None = None,
     notice: str | None = None,
     status: int = 200,
     replayed=None,
 ) -> HttpResponse:
-    role = access.role(request, match.group_id)
+    role = access.require(request, match.group_id)
     key = _board_key(request, match, role) if form is None and notice is None else None
     drawn = cache.get(key) if key else None
     share_url = request.build_absolute_uri(match.get_share_url())
-    context = {
+    context: dict[str, Any] = {
         "match": match,
         "share_url": share_url,
         "share_qr": lambda: _qr(share_url),  # drawn only where the page shows it
@@ -198,7 +200,7 @@ def _board(
     }
     if drawn is None:
         context.update(_summary(match, replayed, _all_hands(request), me=request.user))
-        state = context["state"]
+        state: rules.MatchState = context["state"]
         if not role.allows(Role.SCORER):
             form = None
         elif form is None and not state.finished:
@@ -254,7 +256,7 @@ def _qr(url: str) -> str:
     return mark_safe(segno.make(url, error="m").svg_inline(scale=5, dark="#000", light="#fff"))
 
 
-def _unchanged(request: HttpRequest, matches) -> bool:
+def _unchanged(request: HtmxRequest, matches) -> bool:
     """A live board's poll (`?v=` the version it shows) for a match whose hands are as
     they were: answered 204 from one small query, with no replay."""
     if not request.htmx or "v" not in request.GET:
@@ -292,7 +294,7 @@ def _what_changed(request: HttpRequest, match: Match, before: int | None, now: i
 
 
 def _stale_board(
-    request: HttpRequest, pk: int, before: int | None, entry=None, tail: str = ""
+    request: SignedInRequest, pk: int, before: int | None, entry=None, tail: str = ""
 ) -> HttpResponse:
     """409: the board as it is now, what changed, and what the player entered, kept.
 
@@ -313,7 +315,8 @@ def _stale_board(
         notice += " The match is over, so what you entered was not saved."
     response = _board(request, match, form, notice=notice, status=409, replayed=replayed)
     if request.htmx:  # a check answers into the hand form; this answer is the whole board
-        response = reswap(retarget(response, "#board"), "outerHTML show:window:top")
+        # htmx takes modifiers after the swap method; django-htmx's type names the method alone.
+        response = reswap(retarget(response, "#board"), "outerHTML show:window:top")  # type: ignore[arg-type]
     return response
 
 
@@ -384,6 +387,7 @@ def _tonight(group: Group) -> dict | None:
     settle_up, paid = night.settle_up(), night.paid_cents()
     transfers = [(s.currency, t, s.covered(t, paid)) for s in settle_up for t in s.transfers]
     last = night.matches.order_by("-played_at").values_list("played_at", flat=True).first()
+    assert last is not None  # Night.latest has a finished match
     return {
         "night": night,
         "transfers": transfers,
@@ -402,7 +406,7 @@ def service_worker(request: HttpRequest) -> HttpResponse:
 
 
 @login_required
-def home(request: HttpRequest) -> HttpResponse:
+def home(request: SignedInRequest) -> HttpResponse:
     group = access.picked(request)
     matches = _listed(group)
     return render(
@@ -411,7 +415,7 @@ def home(request: HttpRequest) -> HttpResponse:
         {
             "group": group,
             "groups": _switch(request, group),
-            "can_score": access.role(request, group.pk).allows(Role.SCORER),
+            "can_score": access.require(request, group.pk).allows(Role.SCORER),
             "playing": [_card(m) for m in matches.in_progress()[:20]],
             "finished": [_card(m) for m in matches.done()[:5]],
             "tonight": _tonight(group),
@@ -419,18 +423,18 @@ def home(request: HttpRequest) -> HttpResponse:
     )
 
 
-def _switch(request: HttpRequest, group: Group) -> list[Group]:
+def _switch(request: SignedInRequest, group: Group) -> list[Group]:
     """The user's other groups, for the switch at the top of a page over one group."""
     return list(Group.objects.of(request.user).exclude(pk=group.pk))
 
 
-def _scoring_groups(request: HttpRequest):
+def _scoring_groups(request: SignedInRequest):
     return Group.objects.filter(
         memberships__user=request.user, memberships__role__in=[Role.SCORER, Role.OWNER]
     )
 
 
-def _group_to_write(request: HttpRequest) -> Group:
+def _group_to_write(request: SignedInRequest) -> Group:
     """The group a new match or an import goes into: the one the form's `group` names, else
     the picked group, else another where the user keeps score. 404 for a group the user is
     not in, 403 in words where they only view."""
@@ -442,7 +446,7 @@ def _group_to_write(request: HttpRequest) -> Group:
         access.require(request, pk, Role.SCORER)
         return Group.objects.get(pk=pk)
     group = access.picked(request)
-    if not access.role(request, group.pk).allows(Role.SCORER):
+    if not access.require(request, group.pk).allows(Role.SCORER):
         group = _scoring_groups(request).first() or group
     access.require(request, group.pk, Role.SCORER)
     return group
@@ -451,7 +455,7 @@ def _group_to_write(request: HttpRequest) -> Group:
 @login_required
 @require_http_methods(["GET", "POST"])
 @vary_on_headers("HX-Request")
-def match_create(request: HttpRequest) -> HttpResponse:
+def match_create(request: SignedInRequest) -> HttpResponse:
     group = _group_to_write(request)
     saved = list(Player.objects.filter(group=group).values_list("name", flat=True))
     form = MatchForm(request.POST or None)
@@ -460,12 +464,12 @@ def match_create(request: HttpRequest) -> HttpResponse:
         names = form.names()
         if "jack" in request.POST and names:
             deal, first = rules.deal_for_jack(names)
-            form.data = form.data.copy()
+            form.data = request.POST.copy()
             form.data["dealer"] = str(form.seat_names().index(first))
         elif "add" in request.POST:
-            form.data = _seat_player(form, request.POST["add"])
+            form.data = _seat_player(request.POST, request.POST["add"])
         elif "up" in request.POST:
-            form.data = _move_up(form, request.POST["up"])
+            form.data = _move_up(request.POST, request.POST["up"])
         elif "create" in request.POST and form.is_valid():
             match = Match.create(
                 group,
@@ -494,7 +498,7 @@ def match_create(request: HttpRequest) -> HttpResponse:
     )
 
 
-def _new_match_region(request: HttpRequest) -> str:
+def _new_match_region(request: HtmxRequest) -> str:
     """What an htmx request redraws of the new-match page: the rules in words, as house rules
     and stakes change, or the whole form."""
     return "rules-words" if request.htmx.trigger == "rules-words" else "match-form"
@@ -509,18 +513,18 @@ def _chosen_rules(form: MatchForm) -> tuple[rules.Ruleset, rules.Stakes]:
     form.is_valid()
     data = getattr(form, "cleaned_data", {})
     stakes = rules.Stakes(
-        *(
-            data[k] if data.get(k) is not None else getattr(preset.stakes, k)
+        **{
+            k: data[k] if data.get(k) is not None else getattr(preset.stakes, k)
             for k in MatchForm.STAKES
-        ),
+        },
         currency=data.get("currency") or preset.stakes.currency,
     )
     return getattr(form, "ruleset", preset.ruleset), stakes
 
 
-def _seat_player(form: MatchForm, name: str):
+def _seat_player(sent: QueryDict, name: str) -> QueryDict:
     """Put a saved player in the first empty seat."""
-    data = form.data.copy()
+    data = sent.copy()
     for seat in MatchForm.SEATS:
         if not (data.get(seat) or "").strip():
             data[seat] = name
@@ -534,9 +538,9 @@ SEAT_TO_MOVE_UP = forms.TypedChoiceField(
 )
 
 
-def _move_up(form: MatchForm, seat: str):
+def _move_up(sent: QueryDict, seat: str) -> QueryDict:
     """Swap a seat with the one before it (clockwise order matters for the deal)."""
-    data = form.data.copy()
+    data = sent.copy()
     try:
         i = SEAT_TO_MOVE_UP.clean(seat)
     except ValidationError:
@@ -545,14 +549,16 @@ def _move_up(form: MatchForm, seat: str):
     data[here], data[there] = data.get(there, ""), data.get(here, "")
     # The first dealer is a person, not a chair: they move with their name.
     swapped = {str(i): str(i - 1), str(i - 1): str(i)}
-    data["dealer"] = swapped.get(data.get("dealer"), data.get("dealer"))
+    dealer = data.get("dealer")
+    if dealer is not None:
+        data["dealer"] = swapped.get(dealer, dealer)
     return data
 
 
 @login_required
 @require_http_methods(["GET"])
 @vary_on_headers("HX-Request")
-def match_detail(request: HttpRequest, pk: int) -> HttpResponse:
+def match_detail(request: SignedInRequest, pk: int) -> HttpResponse:
     if _unchanged(request, Match.objects.filter(pk=pk, group__memberships__user=request.user)):
         return HttpResponse(status=204)
     return _board(request, _get_match(request, pk))
@@ -560,7 +566,7 @@ def match_detail(request: HttpRequest, pk: int) -> HttpResponse:
 
 @require_http_methods(["GET"])
 @vary_on_headers("HX-Request")
-def match_shared(request: HttpRequest, token: str) -> HttpResponse:
+def match_shared(request: HtmxRequest, token: str) -> HttpResponse:
     """The read-only board behind a share link: no account, nothing to change, and it
     follows the match by itself."""
     matches = Match.objects.filter(share_token=token)
@@ -591,7 +597,7 @@ def match_shared(request: HttpRequest, token: str) -> HttpResponse:
 
 @login_required
 @require_POST
-def match_share(request: HttpRequest, pk: int) -> HttpResponse:
+def match_share(request: SignedInRequest, pk: int) -> HttpResponse:
     match = _get_match(request, pk, Role.SCORER)
     match.new_share_link()
     messages.info(request, "A new link to the board; the old one no longer works.")
@@ -601,11 +607,11 @@ def match_share(request: HttpRequest, pk: int) -> HttpResponse:
 @login_required
 @require_POST
 @vary_on_headers("HX-Request")
-def hand_create(request: HttpRequest, pk: int) -> HttpResponse:
+def hand_create(request: SignedInRequest, pk: int) -> HttpResponse:
     match = _get_match(request, pk, Role.SCORER)
     number, version = WriteForm(request.POST).read()
     before = None if number is None else match.state_before(number)
-    if before is None:
+    if number is None or before is None:
         return _stale_board(request, pk, None, request.POST)
     state, _ = before
     form = HandForm(state, request.POST)
@@ -629,23 +635,22 @@ def hand_create(request: HttpRequest, pk: int) -> HttpResponse:
 @login_required
 @require_POST
 @vary_on_headers("HX-Request")
-def hand_check(request: HttpRequest, pk: int, number: int | None = None) -> HttpResponse:
+def hand_check(request: SignedInRequest, pk: int, number: int | None = None) -> HttpResponse:
     """Re-draw the hand form as it is being filled in: the next question, a rule or a preview.
 
     Without `number` it is the next hand, and never turns into an edit of a stored one.
     """
     match = _get_match(request, pk, Role.SCORER)
     sent, version = WriteForm(request.POST).read()
-    editing = number is not None
     if version != match.version:
-        if editing:
+        if number is not None:
             return _stale_edit(request, pk, number)
         return _stale_board(request, pk, None if sent is None else sent - 1, request.POST)
-    if editing and (not 1 <= number <= match.hands_played or match.finished):
+    if number is not None and (not 1 <= number <= match.hands_played or match.finished):
         return _go(request, match)
-    before = match.state_before(number if editing else match.hands_played + 1)
+    before = match.state_before(match.hands_played + 1 if number is None else number)
     if before is None:  # hands undone since the match was read
-        if editing:
+        if number is not None:
             return _stale_edit(request, pk, number)
         return _stale_board(request, pk, None if sent is None else sent - 1, request.POST)
     state, _ = before
@@ -653,7 +658,7 @@ def hand_check(request: HttpRequest, pk: int, number: int | None = None) -> Http
         return _go(request, match)
     form = HandForm(state, request.POST, checking=True)
     form.is_valid()
-    if editing:
+    if number is not None:
         return _edit_page(request, match, number, form)
     if request.htmx:
         context = {"match": match, "form": form, "state": state, "number": state.hands + 1}
@@ -662,7 +667,7 @@ def hand_check(request: HttpRequest, pk: int, number: int | None = None) -> Http
 
 
 def _edit_page(
-    request, match: Match, number: int, form: HandForm, notice=None, status=200
+    request: HtmxRequest, match: Match, number: int, form: HandForm, notice=None, status=200
 ) -> HttpResponse:
     context = {
         "match": match,
@@ -676,12 +681,12 @@ def _edit_page(
     return render(request, template, context, status=status)
 
 
-def _stale_edit(request: HttpRequest, pk: int, number: int) -> HttpResponse:
+def _stale_edit(request: SignedInRequest, pk: int, number: int) -> HttpResponse:
     """409 for an edit from an out-of-date page: the change is kept, on today's match; or,
     where the hand is gone or the match was won meanwhile, the board says so."""
     match = _get_match(request, pk)
     state, hand = match.state_before(number) or (None, None)
-    if hand is None or match.finished:
+    if state is None or hand is None or match.finished:
         done = f"Hand {number} was undone" if hand is None else "The match was won"
         notice = f"{done} on another phone, so your change to hand {number} was not saved."
         if not request.htmx:
@@ -691,7 +696,7 @@ def _stale_edit(request: HttpRequest, pk: int, number: int) -> HttpResponse:
         response.status_code = 409
         return response
     data = request.POST.copy()
-    data["version"] = match.version
+    data["version"] = str(match.version)
     form = HandForm(state, data, checking=True)
     form.is_valid()
     notice = (
@@ -703,18 +708,18 @@ def _stale_edit(request: HttpRequest, pk: int, number: int) -> HttpResponse:
 @login_required
 @require_http_methods(["GET", "POST"])
 @vary_on_headers("HX-Request")
-def hand_edit(request: HttpRequest, pk: int, number: int) -> HttpResponse:
+def hand_edit(request: SignedInRequest, pk: int, number: int) -> HttpResponse:
     match = _get_match(request, pk, Role.SCORER)
     state, hand = match.state_before(number) or (None, None)
     if request.method == "GET":
-        if hand is None or match.finished:
+        if state is None or hand is None or match.finished:
             return _go(request, match)  # a finished match is read-only; undo reopens it
         initial = HandForm.initial_for(hand, state.players, number)
         initial["version"] = match.version
         return _edit_page(request, match, number, HandForm(state, initial=initial))
     _, version = WriteForm(request.POST).read()
     stale = version != match.version
-    if hand is None:  # undone on another phone, or never there
+    if state is None or hand is None:  # undone on another phone, or never there
         undone = stale or number <= match.hands_played  # (the hands were read after the match)
         return _stale_edit(request, pk, number) if undone else _go(request, match)
     form = HandForm(state, request.POST)
@@ -745,7 +750,7 @@ def hand_edit(request: HttpRequest, pk: int, number: int) -> HttpResponse:
 @login_required
 @require_POST
 @vary_on_headers("HX-Request")
-def hand_undo(request: HttpRequest, pk: int) -> HttpResponse:
+def hand_undo(request: SignedInRequest, pk: int) -> HttpResponse:
     match = _get_match(request, pk, Role.SCORER)
     number, version = WriteForm(request.POST).read()
     try:
@@ -761,7 +766,7 @@ def hand_undo(request: HttpRequest, pk: int) -> HttpResponse:
 
 @login_required
 @require_POST
-def match_rematch(request: HttpRequest, pk: int) -> HttpResponse:
+def match_rematch(request: SignedInRequest, pk: int) -> HttpResponse:
     old = _get_match(request, pk, Role.SCORER)
     before = old.state_before(old.hands_played + 1)  # the next dealer deals the rematch
     if before is None:  # hands undone since the match was read
@@ -781,7 +786,7 @@ def match_rematch(request: HttpRequest, pk: int) -> HttpResponse:
 
 @login_required
 @require_http_methods(["GET", "POST"])
-def match_delete(request: HttpRequest, pk: int) -> HttpResponse:
+def match_delete(request: SignedInRequest, pk: int) -> HttpResponse:
     match = _get_match(request, pk, Role.OWNER)
     if request.method == "POST":
         match.remove()
@@ -791,7 +796,7 @@ def match_delete(request: HttpRequest, pk: int) -> HttpResponse:
 
 
 @login_required
-def match_list(request: HttpRequest) -> HttpResponse:
+def match_list(request: SignedInRequest) -> HttpResponse:
     player = None
     if request.GET.get("player"):
         field = forms.ModelChoiceField(Player.objects.filter(group__memberships__user=request.user))
@@ -818,14 +823,14 @@ def match_list(request: HttpRequest) -> HttpResponse:
             "record": player.totals() if player else None,
             "group": group,
             "groups": _switch(request, group),
-            "can_score": access.role(request, group.pk).allows(Role.SCORER),
+            "can_score": access.require(request, group.pk).allows(Role.SCORER),
             "import_limits": import_limits(),
         },
     )
 
 
 @login_required
-def match_export(request: HttpRequest, pk: int) -> HttpResponse:
+def match_export(request: SignedInRequest, pk: int) -> HttpResponse:
     match = _get_match(request, pk)
     response = HttpResponse(matchfile.dumps(match.to_file()), content_type="application/json")
     response["Content-Disposition"] = f'attachment; filename="{match.file_name()}"'
@@ -834,7 +839,7 @@ def match_export(request: HttpRequest, pk: int) -> HttpResponse:
 
 @login_required
 @require_POST
-def match_import(request: HttpRequest) -> HttpResponse:
+def match_import(request: SignedInRequest) -> HttpResponse:
     group = _group_to_write(request)
     uploads = request.FILES.getlist("file")
     if not uploads:
@@ -881,7 +886,8 @@ def _read_files(request: HttpRequest, group, uploads) -> list[tuple[str, matchfi
     """
     limit = settings.MAX_IMPORT_HANDS
     too_many = f"One import takes at most {limit:,} hands: import this file again, with fewer."
-    files, hands = [], 0
+    files: list[tuple[str, matchfile.Match]] = []
+    hands = 0
     for upload in uploads:
         if hands >= limit:
             messages.error(request, f"{upload.name}: Nothing was imported. {too_many}")
@@ -954,7 +960,7 @@ def _match_files(upload) -> list[tuple[str, bytes]]:
 
 @login_required
 @require_http_methods(["GET"])
-def match_export_all(request: HttpRequest) -> HttpResponse:
+def match_export_all(request: SignedInRequest) -> HttpResponse:
     """Every match of the picked group as match files in one zip: a download and a backup."""
     group = access.picked(request)
     buffer = io.BytesIO()
@@ -1036,7 +1042,9 @@ def csrf_failure(request: HttpRequest, reason: str = "") -> HttpResponse:
     return refuse(request, 403, words)
 
 
-def locked_out(request: HttpRequest, original_response=None, credentials=None) -> HttpResponse:
+def locked_out(
+    request: throttles.AxesRequest, original_response=None, credentials=None
+) -> HttpResponse:
     """django-axes' answer once an address has had too many wrong passwords, for one account
     or for any: the log-in page again, saying why even the right password is refused."""
     username = (credentials or {}).get("username") or request.POST.get("username", "")
@@ -1089,7 +1097,7 @@ class PasswordReset(auth_views.PasswordResetView):
 
 @login_required
 @require_http_methods(["GET", "POST"])
-def account(request: HttpRequest) -> HttpResponse:
+def account(request: SignedInRequest) -> HttpResponse:
     form = EmailForm(request.POST or None, instance=request.user) if password_reset_on() else None
     if request.method == "POST" and form is not None and form.is_valid():
         form.save()
@@ -1100,7 +1108,7 @@ def account(request: HttpRequest) -> HttpResponse:
 
 @login_required
 @require_http_methods(["GET", "POST"])
-def account_delete(request: HttpRequest) -> HttpResponse:
+def account_delete(request: SignedInRequest) -> HttpResponse:
     user = request.user
     alone = Group.objects.of(user).exclude(memberships__user__in=_others(user))
     held = Group.objects.last_owned_by(user).filter(memberships__user__in=_others(user))
