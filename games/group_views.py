@@ -16,6 +16,7 @@ from django.utils import timezone
 from django.views.decorators.http import require_http_methods, require_POST
 
 from games import access, rules
+from games.access import SignedInRequest
 from games.models import (
     GROUP_NAME_LENGTH,
     INVITE_DAYS,
@@ -75,8 +76,8 @@ def _group(request: HttpRequest, pk: int, needed: Role = Role.VIEWER) -> Group:
     return access.get(request, Group, needed, pk=pk)
 
 
-def _detail(request: HttpRequest, group: Group, status: int = 200, **more) -> HttpResponse:
-    role = access.role(request, group.pk)
+def _detail(request: SignedInRequest, group: Group, status: int = 200, **more) -> HttpResponse:
+    role = access.require(request, group.pk)
     members = group.memberships.select_related("user", "player").order_by("created", "pk")
     invites = []
     if role.allows(Role.OWNER):
@@ -102,7 +103,7 @@ def _detail(request: HttpRequest, group: Group, status: int = 200, **more) -> Ht
 
 @login_required
 @require_http_methods(["GET"])
-def group_list(request: HttpRequest) -> HttpResponse:
+def group_list(request: SignedInRequest) -> HttpResponse:
     memberships = (
         Membership.objects.filter(user=request.user)
         .select_related("group")
@@ -117,7 +118,7 @@ def group_list(request: HttpRequest) -> HttpResponse:
 
 @login_required
 @require_http_methods(["GET", "POST"])
-def group_create(request: HttpRequest) -> HttpResponse:
+def group_create(request: SignedInRequest) -> HttpResponse:
     form = GroupForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
         group = Group.objects.create(name=form.cleaned_data["name"])
@@ -130,13 +131,13 @@ def group_create(request: HttpRequest) -> HttpResponse:
 
 @login_required
 @require_http_methods(["GET"])
-def group_detail(request: HttpRequest, pk: int) -> HttpResponse:
+def group_detail(request: SignedInRequest, pk: int) -> HttpResponse:
     return _detail(request, _group(request, pk))
 
 
 @login_required
 @require_POST
-def group_rename(request: HttpRequest, pk: int) -> HttpResponse:
+def group_rename(request: SignedInRequest, pk: int) -> HttpResponse:
     group = _group(request, pk, Role.OWNER)
     form = GroupForm(request.POST)
     if not form.is_valid():
@@ -148,7 +149,7 @@ def group_rename(request: HttpRequest, pk: int) -> HttpResponse:
 
 @login_required
 @require_http_methods(["GET", "POST"])
-def group_delete(request: HttpRequest, pk: int) -> HttpResponse:
+def group_delete(request: SignedInRequest, pk: int) -> HttpResponse:
     group = _group(request, pk, Role.OWNER)
     if request.method == "POST":
         name = str(group)
@@ -161,7 +162,7 @@ def group_delete(request: HttpRequest, pk: int) -> HttpResponse:
 
 @login_required
 @require_POST
-def invite_create(request: HttpRequest, pk: int) -> HttpResponse:
+def invite_create(request: SignedInRequest, pk: int) -> HttpResponse:
     group = _group(request, pk, Role.OWNER)
     form = InviteForm(request.POST)
     if not form.is_valid():
@@ -175,7 +176,7 @@ def invite_create(request: HttpRequest, pk: int) -> HttpResponse:
 
 @login_required
 @require_POST
-def invite_withdraw(request: HttpRequest, pk: int, invite: int) -> HttpResponse:
+def invite_withdraw(request: SignedInRequest, pk: int, invite: int) -> HttpResponse:
     group = _group(request, pk, Role.OWNER)
     found = get_object_or_404(Invite, pk=invite, group=group)
     Invite.objects.filter(pk=found.pk, withdrawn__isnull=True).update(withdrawn=timezone.now())
@@ -209,7 +210,7 @@ def join(request: HttpRequest, token: str) -> HttpResponse:
 
 @login_required
 @require_POST
-def group_members(request: HttpRequest, pk: int) -> HttpResponse:
+def group_members(request: SignedInRequest, pk: int) -> HttpResponse:
     """Change a member's role, or remove them (owners only)."""
     group = _group(request, pk, Role.OWNER)
     form = MemberForm(request.POST)
@@ -238,12 +239,12 @@ def group_members(request: HttpRequest, pk: int) -> HttpResponse:
 
 
 def _errors(form: forms.Form) -> list[str]:
-    return [e for errors in form.errors.values() for e in errors]
+    return [m for errors in form.errors.as_data().values() for e in errors for m in e.messages]
 
 
 @login_required
 @require_POST
-def group_leave(request: HttpRequest, pk: int) -> HttpResponse:
+def group_leave(request: SignedInRequest, pk: int) -> HttpResponse:
     group = _group(request, pk)
     try:
         group.set_role(request.user, None)
@@ -257,7 +258,7 @@ def group_leave(request: HttpRequest, pk: int) -> HttpResponse:
 
 @login_required
 @require_POST
-def group_me(request: HttpRequest, pk: int) -> HttpResponse:
+def group_me(request: SignedInRequest, pk: int) -> HttpResponse:
     """ "This is me": the member says which player of the group they are, or undoes it."""
     group = _group(request, pk)
     field = forms.ModelChoiceField(group.players.all(), required=False)
@@ -279,7 +280,7 @@ def group_me(request: HttpRequest, pk: int) -> HttpResponse:
 
 @login_required
 @require_http_methods(["GET"])
-def player_list(request: HttpRequest) -> HttpResponse:
+def player_list(request: SignedInRequest) -> HttpResponse:
     group = access.picked(request)
     players = group.players.annotate(matches=Count("results")).order_by("name")
     me = (
@@ -296,7 +297,7 @@ def player_list(request: HttpRequest) -> HttpResponse:
 
 def _hand_words(hand: dict) -> str:
     """A hand as the log keeps it (a match file's hand), in words."""
-    turned = f"{SUIT_SYMBOLS.get(hand.get('upcard'), '?')} turned"
+    turned = f"{SUIT_SYMBOLS.get(hand.get('upcard', ''), '?')} turned"
     if hand.get("passed"):
         return f"{turned} · all passed: redeal"
     trump = hand.get("trump")
@@ -304,7 +305,7 @@ def _hand_words(hand: dict) -> str:
     if trump == rules.NO_TRUMP:
         parts.append("all passed: no trump")
     elif hand.get("maker"):
-        suit = SUIT_SYMBOLS.get(trump or hand.get("upcard"), "")
+        suit = SUIT_SYMBOLS.get(trump or hand.get("upcard", ""), "")
         bid = f" bid {hand['bid']}" if hand.get("bid") else " made"
         parts.append(f"{hand['maker']}{bid} {suit}".rstrip())
     if hand.get("dropped"):
@@ -320,7 +321,7 @@ def _edit_words(before: dict, after: dict) -> str:
     out = []
     for key, label in (("upcard", "upcard"), ("trump", "trump"), ("maker", "maker")):
         if before.get(key) != after.get(key):
-            old, new = before.get(key), after.get(key)
+            old, new = before.get(key) or "", after.get(key) or ""
             old, new = SUIT_SYMBOLS.get(old, old) or "none", SUIT_SYMBOLS.get(new, new) or "none"
             out.append(f"{label} {old} → {new}")
     if before.get("bid") != after.get("bid"):
@@ -346,17 +347,22 @@ def _log_line(change: Change) -> str:
         if change.number:
             return f"Imported the match with {change.number} hands"
         return "Started the match"
+    before, after = change.before, change.after  # as Change.note keeps them for each kind
     if change.kind == Change.Kind.SAVED:
-        return f"Saved hand {change.number}: {_hand_words(change.after)}"
+        assert after is not None
+        return f"Saved hand {change.number}: {_hand_words(after)}"
     if change.kind == Change.Kind.EDITED:
-        what = _edit_words(change.before, change.after)
-        return f"Changed hand {change.number}: {what} (now {_hand_words(change.after)})"
-    return f"Undid hand {change.number}, which was {_hand_words(change.before)}"
+        assert before is not None and after is not None
+        return (
+            f"Changed hand {change.number}: {_edit_words(before, after)} (now {_hand_words(after)})"
+        )
+    assert before is not None
+    return f"Undid hand {change.number}, which was {_hand_words(before)}"
 
 
 @login_required
 @require_http_methods(["GET"])
-def match_log(request: HttpRequest, pk: int) -> HttpResponse:
+def match_log(request: SignedInRequest, pk: int) -> HttpResponse:
     """Every write to a match, newest first: when, who and what."""
     match = access.get(request, Match, pk=pk)
     today = timezone.localdate()
