@@ -22,6 +22,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 from django.views.decorators.vary import vary_on_headers
 
 from games import access, rules, words
+from games.access import SignedInRequest
 from games.charts import line_chart, number
 from games.models import STAKED, Match, Night, Player, Role, SettleUp, payment_key
 from games.templatetags.games import money
@@ -133,27 +134,27 @@ def _nights_near(night: Night, matches: list[Match]):
             matches__played_at__range=(first - timedelta(days=14), last + timedelta(days=14)),
         )
         .exclude(pk=night.pk)
-        .annotate(started=Min("matches__played_at"), count=Count("matches"))
-        .order_by("-started")[:12]
+        .annotate(began=Min("matches__played_at"), count=Count("matches"))
+        .order_by("-began")[:12]
     )
 
 
 @login_required
 @require_http_methods(["GET"])
 @vary_on_headers("HX-Request")
-def night_detail(request: HttpRequest, pk: int) -> HttpResponse:
+def night_detail(request: SignedInRequest, pk: int) -> HttpResponse:
     night = _get_night(request, pk)
     matches = list(night.matches.order_by("played_at", "pk").with_results())
     context = _settle_up_context(night, matches)
     context.update(matches=matches, nights=_nights_near(night, matches))
-    context["can_score"] = access.role(request, night.group_id).allows(Role.SCORER)
+    context["can_score"] = access.require(request, night.group_id).allows(Role.SCORER)
     return render(request, _partial(request, "games/night_detail.html", "settle-up"), context)
 
 
 @login_required
 @require_POST
 @vary_on_headers("HX-Request")
-def night_paid(request: HttpRequest, pk: int) -> HttpResponse:
+def night_paid(request: SignedInRequest, pk: int) -> HttpResponse:
     """Mark a payment of the night paid, or not paid after all."""
     night = _get_night(request, pk, Role.SCORER)
     key, seen = request.POST.get("key", ""), request.POST.get("fingerprint")
@@ -176,7 +177,7 @@ def night_paid(request: HttpRequest, pk: int) -> HttpResponse:
 
 @login_required
 @require_POST
-def match_move(request: HttpRequest, pk: int) -> HttpResponse:
+def match_move(request: SignedInRequest, pk: int) -> HttpResponse:
     """Settle a match with another night, or on a night of its own."""
     match = access.get(request, Match, Role.SCORER, pk=pk)
     choice = request.POST.get("night", "")
@@ -197,19 +198,17 @@ def match_move(request: HttpRequest, pk: int) -> HttpResponse:
 
 @login_required
 @require_http_methods(["GET"])
-def night_list(request: HttpRequest) -> HttpResponse:
+def night_list(request: SignedInRequest) -> HttpResponse:
     group = access.picked(request)
     nights = (
         Night.objects.filter(group=group)
-        .annotate(started=Min("matches__played_at"), count=Count("matches"))
+        .annotate(began=Min("matches__played_at"), count=Count("matches"))
         .filter(count__gt=0)
-        .order_by("-started")
+        .order_by("-began")
     )
     page = Paginator(nights, 20).get_page(request.GET.get("page"))
-    shared = Night.shared_days(group.pk, [n.started for n in page])
-    titles = [
-        (n, Night.title(n.started, timezone.localtime(n.started).date() in shared)) for n in page
-    ]
+    shared = Night.shared_days(group.pk, [n.began for n in page])
+    titles = [(n, Night.title(n.began, timezone.localtime(n.began).date() in shared)) for n in page]
     context = {"page": page, "titles": titles, "group": group, "groups": _switch(request, group)}
     return render(request, "games/night_list.html", context)
 
@@ -244,13 +243,15 @@ class _SafeWriter:
 
 def _csv(name: str) -> tuple[HttpResponse, _SafeWriter]:
     response = HttpResponse(content_type="text/csv; charset=utf-8")
-    response["Content-Disposition"] = content_disposition_header(True, name)
+    disposition = content_disposition_header(True, name)
+    assert disposition is not None  # an attachment always has one
+    response["Content-Disposition"] = disposition
     return response, _SafeWriter(response)
 
 
 @login_required
 @require_http_methods(["GET"])
-def night_csv(request: HttpRequest, pk: int) -> HttpResponse:
+def night_csv(request: SignedInRequest, pk: int) -> HttpResponse:
     """The night's settle-up: each player's net, then who pays whom, for each currency."""
     night = _get_night(request, pk)
     settle_up: list[SettleUp] = night.settle_up()
@@ -329,7 +330,7 @@ def _net_charts(name: str, results) -> list[dict]:
         for played_at, cents in points:
             total += cents
             totals.append((played_at, total))
-        shown = range(len(points))
+        shown: range | list[int] = range(len(points))
         if most and len(points) > most:
             shown = sorted({round((k + 1) * len(points) / most) - 1 for k in range(most)})
         running, labels, rows, before = [0], ["Start"], [], 0
@@ -379,9 +380,9 @@ def stats_context(results) -> dict:
     return {"overall": _stat_rows(results.stats(), results.money()), "presets": presets}
 
 
-def _player_context(request: HttpRequest, player: Player, **more) -> dict:
+def _player_context(request: SignedInRequest, player: Player, **more) -> dict:
     return {
-        "can_score": access.role(request, player.group_id).allows(Role.SCORER),
+        "can_score": access.require(request, player.group_id).allows(Role.SCORER),
         "is_me": player.memberships.filter(user=request.user).exists(),
         "player": player,
         **stats_context(player.results.all()),
@@ -394,14 +395,14 @@ def _player_context(request: HttpRequest, player: Player, **more) -> dict:
 
 @login_required
 @require_http_methods(["GET"])
-def player_detail(request: HttpRequest, pk: int) -> HttpResponse:
+def player_detail(request: SignedInRequest, pk: int) -> HttpResponse:
     player = access.get(request, Player, pk=pk)
     return render(request, "games/player_detail.html", _player_context(request, player))
 
 
 @login_required
 @require_POST
-def player_rename(request: HttpRequest, pk: int) -> HttpResponse:
+def player_rename(request: SignedInRequest, pk: int) -> HttpResponse:
     player = access.get(request, Player, Role.SCORER, pk=pk)
     old = player.name
     try:
@@ -417,7 +418,7 @@ def player_rename(request: HttpRequest, pk: int) -> HttpResponse:
 
 @login_required
 @require_POST
-def player_merge(request: HttpRequest, pk: int) -> HttpResponse:
+def player_merge(request: SignedInRequest, pk: int) -> HttpResponse:
     """Take another player in as a second spelling of this one."""
     player = access.get(request, Player, Role.SCORER, pk=pk)
     try:
@@ -445,7 +446,7 @@ def player_merge(request: HttpRequest, pk: int) -> HttpResponse:
 
 @login_required
 @require_http_methods(["GET"])
-def player_csv(request: HttpRequest, pk: int) -> HttpResponse:
+def player_csv(request: SignedInRequest, pk: int) -> HttpResponse:
     """A player's matches, one row a match, from the stored results."""
     player = access.get(request, Player, pk=pk)
     matches = (
@@ -494,7 +495,7 @@ def player_csv(request: HttpRequest, pk: int) -> HttpResponse:
 @login_required
 @require_http_methods(["GET"])
 @vary_on_headers("HX-Request")
-def match_race(request: HttpRequest, pk: int) -> HttpResponse:
+def match_race(request: SignedInRequest, pk: int) -> HttpResponse:
     """Every player's score from the start to the end, as a chart and as a table."""
     match = access.get(request, Match.objects.with_seats(), pk=pk)
     start = match.start()
