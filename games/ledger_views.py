@@ -18,6 +18,8 @@ from django.utils import timezone
 from django.views.decorators.http import require_http_methods, require_POST
 
 from games import access, rules
+from games.access import SignedInRequest
+from games.forms import _choices
 from games.models import (
     Group,
     Match,
@@ -79,7 +81,8 @@ class PaymentForm(forms.Form):
     def __init__(self, players: list[Player], currencies: list[str], *args, **kwargs):
         super().__init__(*args, **kwargs)
         self.players = players
-        self.fields["currency"].choices = [(c, c) for c in currencies]
+        self.currencies = currencies
+        _choices(self, "currency").choices = [(c, c) for c in currencies]
         one_of = ", ".join(currencies) or "none yet"
         self.fields["currency"].error_messages |= {
             "required": f"Choose the currency: {one_of}.",
@@ -106,9 +109,8 @@ class PaymentForm(forms.Form):
     def clean_currency(self) -> str:
         """The currency chosen; left out, the group's only one, if it has only one."""
         currency = self.cleaned_data["currency"]
-        choices = [c for c, _ in self.fields["currency"].choices]
-        if not currency and len(choices) == 1:
-            return choices[0]
+        if not currency and len(self.currencies) == 1:
+            return self.currencies[0]
         if not currency:
             raise forms.ValidationError(self.fields["currency"].error_messages["required"])
         return currency
@@ -165,9 +167,9 @@ def _workings(group: Group, balances) -> dict[tuple[str, str], dict]:
 
 
 def _balances_page(
-    request: HttpRequest, group: Group, form=None, notice=None, status=200
+    request: SignedInRequest, group: Group, form=None, notice=None, status=200
 ) -> HttpResponse:
-    can_score = access.role(request, group.pk).allows(Role.SCORER)
+    can_score = access.require(request, group.pk).allows(Role.SCORER)
     version = group.payments.version()  # read first: the page is never newer than this
     balances = group.balances()
     workings = _workings(group, balances)
@@ -225,7 +227,7 @@ def _balances_page(
 
 @login_required
 @require_http_methods(["GET", "POST"])
-def balances(request: HttpRequest, pk: int) -> HttpResponse:
+def balances(request: SignedInRequest, pk: int) -> HttpResponse:
     """Each currency's balances and the fewest payments that settle them; a scorer records a
     payment here (POST)."""
     group = access.get(request, Group, pk=pk)
@@ -254,17 +256,17 @@ def balances(request: HttpRequest, pk: int) -> HttpResponse:
 
 @login_required
 @require_POST
-def payment_remove(request: HttpRequest, pk: int, payment: int) -> HttpResponse:
+def payment_remove(request: SignedInRequest, pk: int, payment: int) -> HttpResponse:
     """A scorer takes a payment back: it was never made, or was recorded twice."""
     group = access.get(request, Group, Role.SCORER, pk=pk)
-    found = Payment.objects.filter(pk=payment, group=group).select_related("payer", "payee")
-    found = found.first()
+    payments = Payment.objects.filter(pk=payment, group=group).select_related("payer", "payee")
+    found = payments.first()
     try:
         removed = found is not None and found.remove(_version(request))
     except PaymentsChanged:
         notice = f"{CHANGED} Nothing was removed: remove it again if you still mean to."
         return _balances_page(request, group, notice=notice, status=409)
-    if not removed:
+    if found is None or not removed:
         notice = "That payment was removed already: nothing changed."
         return _balances_page(request, group, notice=notice, status=409)
     what = f"{found.payer.name} paid {found.payee.name} {money(found.amount_cents, found.currency)}"
@@ -274,7 +276,7 @@ def payment_remove(request: HttpRequest, pk: int, payment: int) -> HttpResponse:
 
 @login_required
 @require_http_methods(["GET"])
-def balances_csv(request: HttpRequest, pk: int) -> HttpResponse:
+def balances_csv(request: SignedInRequest, pk: int) -> HttpResponse:
     """The balances as a night's settle-up CSV has its nets: a `net` row per player owing or
     owed, then a `pays` row per payment that settles them."""
     group = access.get(request, Group, pk=pk)
@@ -302,7 +304,7 @@ def _owes_words(cents: int, currency: str) -> str:
 
 @login_required
 @require_http_methods(["GET"])
-def me(request: HttpRequest) -> HttpResponse:
+def me(request: SignedInRequest) -> HttpResponse:
     """The signed-in user's record over every group in which they have said "this is me":
     §12's statistics, money, the chart of it, their matches and what they owe in each."""
     mine = list(
@@ -312,17 +314,12 @@ def me(request: HttpRequest) -> HttpResponse:
     )
     players = [m.player for m in mine]
     results = Result.objects.filter(player__in=players)
-    groups = [
-        {
-            "group": m.group,
-            "player": m.player,
-            "balances": [
-                (currency, cents, _owes_words(cents, currency))
-                for currency, cents in Group.balance_of(m.player).items()
-            ],
-        }
-        for m in mine
-    ]
+    groups = []
+    for m in mine:
+        assert m.player is not None  # asked for above
+        balances = Group.balance_of(m.player).items()
+        owes = [(currency, cents, _owes_words(cents, currency)) for currency, cents in balances]
+        groups.append({"group": m.group, "player": m.player, "balances": owes})
     matches = (
         Match.objects.filter(results__player__in=players)
         .select_related("group")

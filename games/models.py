@@ -513,7 +513,7 @@ class PaymentsChanged(Exception):
     recorded or removed one)."""
 
 
-class PaymentQuerySet(models.QuerySet):
+class PaymentQuerySet(models.QuerySet["Payment"]):
     def version(self) -> str:
         """These payments as a page shows them, in a few letters. Ids are never used twice,
         so along a group's history the count and the latest id differ whenever the payments
@@ -649,7 +649,7 @@ class Payment(models.Model):
             return True
 
 
-class MatchQuerySet(models.QuerySet):
+class MatchQuerySet(models.QuerySet["Match"]):
     def with_seats(self):
         """Each match's seats with their players, in seat order, in one query: its `names`
         without a query of their own. (The hands come in one more, `game_hands`.)"""
@@ -1358,7 +1358,7 @@ def _stats() -> dict:
     return {**_counts(), **{f.name: Sum(f.name, default=0) for f in fields(rules.Tally)}}
 
 
-class ResultQuerySet(models.QuerySet):
+class ResultQuerySet(models.QuerySet["Result"]):
     def finished(self):
         return self.filter(match__finished__isnull=False)
 
@@ -1473,7 +1473,7 @@ GROUP_NAME_LENGTH = 60
 INVITE_DAYS = 7
 
 
-class GroupQuerySet(models.QuerySet):
+class GroupQuerySet(models.QuerySet["Group"]):
     def of(self, user):
         """The groups `user` is a member of."""
         return self.filter(memberships__user=user)
@@ -1657,7 +1657,7 @@ def new_invite_token() -> str:
     return secrets.token_urlsafe(16)
 
 
-class InviteQuerySet(models.QuerySet):
+class InviteQuerySet(models.QuerySet["Invite"]):
     def open(self):
         """Invitations that still work: not withdrawn, and made within INVITE_DAYS."""
         since = timezone.now() - timedelta(days=INVITE_DAYS)
