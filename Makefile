@@ -28,7 +28,7 @@ run: install
 test: install chromium
 	$(PY) -m pytest -q
 
-lint: install
+lint: install typecheck
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 
