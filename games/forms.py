@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from collections.abc import Iterator
 
 from django import forms
 from django.contrib.auth import get_user_model
@@ -348,7 +349,7 @@ class HandForm(WriteForm):
             self._rows = list(self._make_rows())
         return self._rows
 
-    def _make_rows(self):
+    def _make_rows(self) -> Iterator[dict]:
         shape = self.shape
         if shape is None:
             return

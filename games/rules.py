@@ -731,8 +731,9 @@ def _check_trump_and_maker(r: Ruleset, hand: Hand, shape: HandShape) -> None:
 def _check_drops(state: MatchState, hand: Hand, shape: HandShape) -> None:
     """Only those the rules let drop out did, and nobody both dropped out and played (§3)."""
     for p in hand.dropped:
-        if p in shape.must_play:
-            raise RuleError("must_play", why_must_play(state, shape, p), "dropped")
+        why = why_must_play(state, shape, p)
+        if why is not None:
+            raise RuleError("must_play", why, "dropped")
     crossed = [p for p in state.players if p in hand.dropped and p in hand.tricks]
     if crossed:
         raise RuleError(
