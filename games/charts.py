@@ -8,6 +8,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from games.words import number
+
 WIDTH, HEIGHT = 360, 220
 RIGHT, TOP, BOTTOM = 64, 12, 28  # room for the line ends' names and the axis labels
 LABEL_GAP = 14  # the least room between two names at the lines' ends
@@ -83,11 +85,6 @@ def _spread(ys: list[float], top: float, bottom: float) -> list[float]:
         for i in order:
             placed[i] -= overflow
     return placed
-
-
-def number(v: int) -> str:
-    """A score or a value on the y axis, with a real minus sign: "−5"."""
-    return f"−{-v}" if v < 0 else str(v)
 
 
 def line_chart(

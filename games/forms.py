@@ -12,7 +12,7 @@ from django.contrib.auth.forms import UserCreationForm
 from games import rules, words
 from games.checks import password_reset_on
 from games.models import MAX_HANDS, PRESET_CHOICES, SUIT_CHOICES
-from games.templatetags.games import CHOICE_WORDS, OPTION_LABELS, option_text
+from games.words import CHOICE_WORDS, OPTION_LABELS, option_text
 
 PASS = "pass"
 PICK_DEALER = "Pick who deals first: a seat with a player in it."

@@ -23,9 +23,8 @@ from django.views.decorators.vary import vary_on_headers
 
 from games import access, rules, words
 from games.access import SignedInRequest
-from games.charts import line_chart, number
+from games.charts import line_chart
 from games.models import STAKED, Match, Night, Player, Role, SettleUp, payment_key
-from games.templatetags.games import money
 from games.views import _partial, _switch
 
 # --- Nights ---------------------------------------------------------------------------------
@@ -33,20 +32,6 @@ from games.views import _partial, _switch
 
 def _get_night(request: HttpRequest, pk: int, needed: Role = Role.VIEWER) -> Night:
     return access.get(request, Night, needed, pk=pk)
-
-
-def owes_words(stakes: rules.Stakes, score: int, short: int) -> str:
-    """What a loser pays, term by term of docs/rules.md §6: "$1.00 a game + 33 points × $0.10"."""
-    c = stakes.currency
-    terms = []
-    if stakes.per_game:
-        terms.append(f"{money(stakes.per_game, c)} a game")
-    if stakes.per_point:
-        points = max(0, score)
-        terms.append(f"{points} point{'s' if points != 1 else ''} × {money(stakes.per_point, c)}")
-    if stakes.per_set:
-        terms.append(f"{short} hand{'s' if short != 1 else ''} short × {money(stakes.per_set, c)}")
-    return " + ".join(terms)
 
 
 def _workings(matches: list[Match]) -> dict[tuple[str, str], list[dict]]:
@@ -62,14 +47,14 @@ def _workings(matches: list[Match]) -> dict[tuple[str, str], list[dict]]:
             name = result.player.name
             if result.won:
                 paid = [p for p in payments if p.payee == name]
-                words = ", ".join(f"{p.payer} pays {money(p.cents, stakes.currency)}" for p in paid)
-                words = f"won: {words or 'nobody owes anything'}"
+                pays = [f"{p.payer} pays {words.money(p.cents, stakes.currency)}" for p in paid]
+                said = f"won: {', '.join(pays) or 'nobody owes anything'}"
             else:
-                words = owes_words(stakes, result.score, result.short)
+                said = words.owes_words(stakes, result.score, result.short)
                 if len(state.winners) > 1:
-                    words += f", shared by {rules.join_names(state.winners)}"
+                    said += f", shared by {rules.join_names(state.winners)}"
             out.setdefault((stakes.currency, name), []).append(
-                {"match": match, "cents": result.net_cents, "words": words}
+                {"match": match, "cents": result.net_cents, "words": said}
             )
     return out
 
@@ -302,7 +287,7 @@ def _stat_rows(stats: dict, money_by_currency: dict[str, int]) -> list[tuple[str
 
 def _short_money(cents: int, currency: str) -> str:
     """An axis label: "$5", "−$2.50"."""
-    text = money(cents, currency)
+    text = words.money(cents, currency)
     return text[:-3] if text.endswith(".00") else text
 
 
@@ -345,7 +330,7 @@ def _net_charts(name: str, results) -> list[dict]:
         description = (
             f"{name}'s net money in {currency} after {after} {len(points)} matches "
             f"played for money, from {labels[1]} to {labels[-1]}: "
-            f"{'+' if total > 0 else ''}{money(total, currency)} in all."
+            f"{'+' if total > 0 else ''}{words.money(total, currency)} in all."
         )
         chart = line_chart(
             f"Net money over time ({currency})",
@@ -505,7 +490,7 @@ def match_race(request: SignedInRequest, pk: int) -> HttpResponse:
         for seat, p in enumerate(state.players)
     }
     ends = ", ".join(
-        f"{p} {'ends' if state.finished else 'is'} at {number(state.scores[p])}"
+        f"{p} {'ends' if state.finished else 'is'} at {words.number(state.scores[p])}"
         + (" and wins" if p in state.winners else "")
         for p in state.players
     )

@@ -40,8 +40,6 @@ from games.access import HtmxRequest, SignedInRequest
 from games.checks import password_reset_on, reset_domain
 from games.forms import EmailForm, HandForm, MatchForm, SignupForm, WriteForm
 from games.models import MAX_HANDS, Change, Group, Match, Night, Player, Role, Stale
-from games.templatetags.games import house_rules_words, signed, stakes_text
-from games.words import SUIT_SYMBOLS
 
 
 def _partial(request: HtmxRequest, template: str, partial: str) -> str:
@@ -62,29 +60,6 @@ def _get_match(request: HttpRequest, pk: int, needed: Role = Role.VIEWER) -> Mat
     return access.get(request, Match, needed, pk=pk)
 
 
-def _describe(result: rules.HandResult) -> str:
-    """A hand in a few words: "♥ turned · Bob ordered up · Cat out"."""
-    hand, shape = result.hand, result.shape
-    turned = f"{SUIT_SYMBOLS[hand.upcard]} turned"
-    if hand.passed:
-        return f"{turned} · all passed: redeal"
-    if hand.trump == rules.NO_TRUMP:
-        return f"{turned} · all passed: no trump"
-    if shape.automatic:
-        made = f"{shape.maker} (dealer) must take {shape.needs}" if shape.maker else "all play"
-        return f"{turned} · {made}"
-    assert hand.trump is not None  # the engine refuses a hand made without trump
-    trump = SUIT_SYMBOLS[hand.trump]
-    if hand.bid is not None:
-        made = f"{hand.maker} bid {hand.bid} in {trump}"
-    elif hand.trump == hand.upcard:
-        made = f"{hand.maker} ordered up"
-    else:
-        made = f"{hand.maker} named {trump}"
-    out = f" · {', '.join(hand.dropped)} out" if hand.dropped else ""
-    return f"{turned} · {made}{out}"
-
-
 HISTORY_SHOWN = 5  # the latest hands under the board; the rest on demand
 POLL_EVERY = "2s"  # how often a board left open asks whether its match changed
 POLL_EVERY_FINISHED = "10s"  # less often once it is won; an Undo can reopen it
@@ -93,7 +68,7 @@ POLL_EVERY_FINISHED = "10s"  # less often once it is won; an Undo can reopen it
 def _cell(name: str, change: int, score: int) -> dict:
     """A player's line in a hand of the history: the change in words, how it went, the score."""
     trend = "up" if change > 0 else "down" if change < 0 else ""
-    return {"name": name, "change": signed(change), "trend": trend, "score": score}
+    return {"name": name, "change": words.signed(change), "trend": trend, "score": score}
 
 
 def _summary(match: Match, replayed=None, all_hands: bool = False, me=None) -> dict:
@@ -114,7 +89,7 @@ def _summary(match: Match, replayed=None, all_hands: bool = False, me=None) -> d
             {
                 "number": result.number,
                 "dealer": result.dealer,
-                "text": _describe(result),
+                "text": words.hand_in_words(result),
                 "cells": [_cell(p, result.changes[p], result.scores[p]) for p in state.players],
                 "by": _author(authors.get(result.number), me),
             }
@@ -143,9 +118,9 @@ def _summary(match: Match, replayed=None, all_hands: bool = False, me=None) -> d
         "names": ",".join(state.players),
         "payments": payments,
         "stakes": stakes,
-        "stakes_text": stakes_text(stakes),
+        "stakes_text": words.stakes_text(stakes),
         "preset": rules.PRESETS[match.preset],
-        "house_rules": house_rules_words(match.preset, state.ruleset),
+        "house_rules": words.house_rules_words(match.preset, state.ruleset),
         "rules_words": words.rules_in_words(state.ruleset, stakes),
         "poll_every": POLL_EVERY_FINISHED if state.finished else POLL_EVERY,
         "all_hands": all_hands,

@@ -210,3 +210,124 @@ def stakes_in_words(stakes: rules.Stakes, ruleset: rules.Ruleset) -> str:
         f"Each loser pays the winner {', '.join(terms)}; with several winners it is split "
         f"between them. {example}"
     )
+
+
+def number(v: int) -> str:
+    """A score or a value on the y axis, with a real minus sign: "−5"."""
+    return f"−{-v}" if v < 0 else str(v)
+
+
+def signed(n: int) -> str:
+    """A change of score with a real minus sign: "+5", "−3", "0"."""
+    return f"+{n}" if n > 0 else number(n)
+
+
+def stakes_text(stakes: rules.Stakes) -> str:
+    """ "$1.00 a game, $0.10 a point", or "no stakes"."""
+    parts = [
+        f"{money(getattr(stakes, k), stakes.currency)} {word}"
+        for k, word in (("per_game", "a game"), ("per_point", "a point"), ("per_set", "a set"))
+        if getattr(stakes, k)
+    ]
+    return ", ".join(parts) if parts else "no stakes"
+
+
+def owes_words(stakes: rules.Stakes, score: int, short: int) -> str:
+    """What a loser pays, term by term of docs/rules.md §6: "$1.00 a game + 33 points × $0.10"."""
+    c = stakes.currency
+    terms = []
+    if stakes.per_game:
+        terms.append(f"{money(stakes.per_game, c)} a game")
+    if stakes.per_point:
+        points = max(0, score)
+        terms.append(f"{points} point{'s' if points != 1 else ''} × {money(stakes.per_point, c)}")
+    if stakes.per_set:
+        terms.append(f"{short} hand{'s' if short != 1 else ''} short × {money(stakes.per_set, c)}")
+    return " + ".join(terms)
+
+
+def hand_in_words(result: rules.HandResult) -> str:
+    """A hand in a few words: "♥ turned · Bob ordered up · Cat out"."""
+    hand, shape = result.hand, result.shape
+    turned = f"{SUIT_SYMBOLS[hand.upcard]} turned"
+    if hand.passed:
+        return f"{turned} · all passed: redeal"
+    if hand.trump == rules.NO_TRUMP:
+        return f"{turned} · all passed: no trump"
+    if shape.automatic:
+        made = f"{shape.maker} (dealer) must take {shape.needs}" if shape.maker else "all play"
+        return f"{turned} · {made}"
+    assert hand.trump is not None  # the engine refuses a hand made without trump
+    trump = SUIT_SYMBOLS[hand.trump]
+    if hand.bid is not None:
+        made = f"{hand.maker} bid {hand.bid} in {trump}"
+    elif hand.trump == hand.upcard:
+        made = f"{hand.maker} ordered up"
+    else:
+        made = f"{hand.maker} named {trump}"
+    out = f" · {', '.join(hand.dropped)} out" if hand.dropped else ""
+    return f"{turned} · {made}{out}"
+
+
+# Plain words for the house-rules choices.
+CHOICE_WORDS = {
+    "auto_trump": [(s, suit_label(s)) for s in rules.SUITS] + [("null", "None")],
+    "bidding": [(rules.ORDER_UP, "Order up"), (rules.TRICK_BIDDING, "Bid tricks")],
+    "all_pass": [(rules.NO_TRUMP_HAND, "Play with no trump"), (rules.REDEAL, "Redeal")],
+    "ties": [
+        ("lowest", "Lowest score wins"),
+        ("share", "All at or below 0 share"),
+        ("play_on", "Play on until one is lowest"),
+    ],
+    "players": [("3", "3"), ("4", "4"), ("3,4", "3 or 4")],
+    "auto_trump_dealer_needs": [("null", "No maker: all need 1")]
+    + [(str(n), f"Dealer makes it, needs {n}") for n in range(1, rules.TRICKS + 1)],
+    "no_drop_at_or_below": [("null", "Anyone may drop")]
+    + [(str(n), f"{n} or below must play") for n in range(0, 21)],
+    # docs/rules.md §4: a table may play without sets; the maker then just counts tricks.
+    "set_penalty": [(str(n), f"+{n}") for n in range(0, 26)] + [("null", "Just counts tricks")],
+    "sweep_wins": [("true", "Yes"), ("false", "No")],
+    "lone_maker_sweeps": [("true", "Yes"), ("false", "No")],
+}
+OPTION_LABELS = {
+    "starting_score": "Starting score",
+    "players": "Players",
+    "auto_trump": "Suit that is trump when turned",
+    "auto_trump_dealer_needs": "When that suit is turned",
+    "bidding": "Making trump",
+    "maker_needs": "Tricks a maker needs",
+    "min_bid": "Lowest bid",
+    "all_pass": "When everybody passes",
+    "no_drop_at_or_below": "Low scores must play",
+    "set_penalty": "A maker who falls short",
+    "zero_trick_penalty": "Points for taking no trick",
+    "sweep_wins": "All five tricks wins the match",
+    "lone_maker_sweeps": "…even for a maker everyone left alone",
+    "ties": "Several at or below 0",
+}
+
+
+def option_text(name: str, value) -> str:
+    """An option's value as its house-rules field writes it."""
+    if value is None:
+        return "null"
+    if name == "players":
+        return ",".join(str(n) for n in value)
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
+def house_rules_words(preset: str, ruleset: rules.Ruleset) -> list[str]:
+    """The table's changes to a preset, as the house-rules form words them."""
+    return [
+        f"{OPTION_LABELS[name]}: {_option_words(name, value)}"
+        for name, value in rules.ruleset_overrides(preset, ruleset).items()
+    ]
+
+
+def _option_words(name: str, value) -> str:
+    if name == "set_penalty" and value is not None:
+        return f"+{value}"  # as the form's choices word it, even beyond them
+    text = option_text(name, value)
+    return dict(CHOICE_WORDS.get(name, [])).get(text, text)

@@ -30,7 +30,7 @@ from games.models import (
     Role,
 )
 from games.rules import Hand as GameHand
-from games.templatetags.games import money as money_words
+from games.words import money as money_words
 
 from .conftest import command
 

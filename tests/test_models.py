@@ -789,7 +789,7 @@ def test_money_adds_up_exactly_past_64_bits_whatever_the_signs(user, amounts):
 
 def test_the_suits_a_hand_and_the_forms_offer_are_the_rules_suits():
     from games.forms import HandForm
-    from games.templatetags.games import CHOICE_WORDS
+    from games.words import CHOICE_WORDS
 
     named = [(s, words.suit_label(s)) for s in rules.SUITS]
     assert Hand._meta.get_field("upcard").choices == named

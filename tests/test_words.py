@@ -87,3 +87,36 @@ def test_the_winners_are_said_as_the_board_and_replay_say_them():
     assert words.winners(("Ann", "Bob", "Dan")) == "Ann, Bob and Dan share the win"
     assert words.won_by(rules.SWEEP) == "took all five tricks"
     assert words.won_by(rules.ZERO) == "reached zero"
+
+
+def test_scores_and_changes_have_a_real_minus_sign():
+    assert words.number(-5) == "−5" and words.number(7) == "7"
+    assert words.signed(5) == "+5" and words.signed(-3) == "−3" and words.signed(0) == "0"
+
+
+def test_the_stakes_and_what_a_loser_owes_are_said_term_by_term():
+    stakes = rules.Stakes(per_game=100, per_point=10, per_set=25)
+    assert words.stakes_text(stakes) == "$1.00 a game, $0.10 a point, $0.25 a set"
+    assert words.stakes_text(rules.Stakes()) == "no stakes"
+    assert words.owes_words(stakes, 33, 1) == (
+        "$1.00 a game + 33 points × $0.10 + 1 hand short × $0.25"
+    )
+
+
+def test_house_rules_are_said_as_the_form_words_them():
+    ruleset = rules.make_ruleset("three-widow", ties="share", set_penalty=None)
+    assert words.house_rules_words("three-widow", ruleset) == [
+        "A maker who falls short: Just counts tricks",
+        "Several at or below 0: All at or below 0 share",
+    ]
+
+
+def test_a_hand_is_said_in_a_few_words():
+    start = rules.new_match(rules.make_ruleset("standard"), ("Ann", "Bob", "Cat", "Dan"), "Dan")
+    ordered = rules.Hand("hearts", "hearts", "Bob", None, ("Cat",), {"Ann": 0, "Bob": 3, "Dan": 2})
+    _, result = rules.play(start, ordered)
+    assert words.hand_in_words(result) == "♥ turned · Bob ordered up · Cat out"
+    _, club = rules.play(
+        start, rules.Hand("clubs", tricks={"Ann": 2, "Bob": 1, "Cat": 1, "Dan": 1})
+    )
+    assert words.hand_in_words(club) == "♣ turned · all play"
