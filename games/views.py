@@ -23,7 +23,6 @@ from django.db import OperationalError, transaction
 from django.http import Http404, HttpRequest, HttpResponse, QueryDict
 from django.middleware.csrf import get_token
 from django.shortcuts import get_object_or_404, redirect, render, resolve_url
-from django.template.defaultfilters import pluralize
 from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils import timezone
@@ -339,11 +338,10 @@ def _card(match: Match) -> dict:
     that a long page of cards costs little to draw."""
     results = list(match.results.all())
     if match.finished:
-        winners = " & ".join(match.winner_names())
-        meta = f"{winners} won · {match.hands_played} hand{pluralize(match.hands_played)}"
+        meta = words.card_meta(match.hands_played, winners=match.winner_names())
     else:
         dealer = next(r.player.name for r in results if r.seat == match.next_dealer)
-        meta = f"{match.hands_played} hand{pluralize(match.hands_played)} · {dealer} deals next"
+        meta = words.card_meta(match.hands_played, dealer=dealer)
     return {
         "url": match.get_absolute_url(),
         "export_url": reverse("games:match_export", args=[match.pk]),

@@ -61,6 +61,14 @@ def won_by(how: str | None) -> str:
     return "took all five tricks" if how == rules.SWEEP else "reached zero"
 
 
+def card_meta(hands: int, winners=None, dealer: str | None = None) -> str:
+    """A match card's line: "Ann & Bob won · 12 hands", or "3 hands · Cat deals next"."""
+    count = f"{hands} hand{'' if hands == 1 else 's'}"
+    if winners:
+        return f"{' & '.join(winners)} won · {count}"
+    return f"{count} · {dealer} deals next"
+
+
 def _points(n: int) -> str:
     return f"{n} point{'' if n == 1 else 's'}"
 

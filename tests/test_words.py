@@ -120,3 +120,8 @@ def test_a_hand_is_said_in_a_few_words():
         start, rules.Hand("clubs", tricks={"Ann": 2, "Bob": 1, "Cat": 1, "Dan": 1})
     )
     assert words.hand_in_words(club) == "♣ turned · all play"
+
+
+def test_a_match_card_says_who_won_or_who_deals_next():
+    assert words.card_meta(12, winners=["Ann", "Bob"]) == "Ann & Bob won · 12 hands"
+    assert words.card_meta(1, dealer="Cat") == "1 hand · Cat deals next"
