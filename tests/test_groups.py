@@ -226,6 +226,9 @@ def test_an_owner_invites_by_a_link_that_signs_up_a_friend_as_a_scorer(client, u
     join_page = client.get(f"/join/{token}/").content.decode()
     assert "Thursday" in join_page and "scorer" in join_page
     assert f"/signup/?next=/join/{token}/" in join_page
+    assert f'<form method="post" action="/join/{token}/"' in join_page
+    to_log_in = client.post(f"/join/{token}/")
+    assert to_log_in["Location"] == f"/accounts/login/?next=/join/{token}/"
     response = client.post(
         f"/signup/?next=/join/{token}/",
         {
