@@ -369,6 +369,11 @@ def _player_context(request: SignedInRequest, player: Player, **more) -> dict:
     return {
         "can_score": access.require(request, player.group_id).allows(Role.SCORER),
         "is_me": player.memberships.filter(user=request.user).exists(),
+        "stats_note": (
+            "A hand counts when it was played (not redealt). The stayed-in rate is over the "
+            f"hands in which {player.name} was free to drop out; points per hand below zero "
+            "are good."
+        ),
         "player": player,
         **stats_context(player.results.all()),
         "charts": _net_charts(player.name, player.results.all()),

@@ -49,3 +49,35 @@ def random_match(
         hands.append(hand)
     stakes = rules.Stakes(rnd.choice([0, 100]), rnd.choice([0, 5, 10]), rnd.choice([0, 25]))
     return matchfile.Match(preset, ruleset, stakes, players, first, tuple(hands))
+
+
+# Three matches' hands as a match file writes them (docs/format.md), for tests that import
+# whole evenings: a standard table where Cat wins in four hands, and one where Bob sweeps.
+CLUB = {"upcard": "clubs", "tricks": {"Ann": 2, "Bob": 1, "Cat": 1, "Dan": 1}}
+CAT_WINS = [
+    {
+        "upcard": "hearts",
+        "trump": "hearts",
+        "maker": "Bob",
+        "dropped": ["Cat"],
+        "tricks": {"Ann": 0, "Bob": 3, "Dan": 2},
+    },
+    CLUB,
+    {"upcard": "spades", "trump": "none", "tricks": {"Ann": 1, "Bob": 1, "Cat": 2, "Dan": 1}},
+    {
+        "upcard": "diamonds",
+        "trump": "spades",
+        "maker": "Cat",
+        "dropped": ["Ann", "Bob", "Dan"],
+        "tricks": {"Cat": 5},
+    },
+]
+SWEEP = [
+    {
+        "upcard": "hearts",
+        "trump": "hearts",
+        "maker": "Bob",
+        "dropped": ["Ann", "Cat", "Dan"],
+        "tricks": {"Bob": 5},
+    }
+]

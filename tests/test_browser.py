@@ -12,6 +12,8 @@ import pytest
 from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import Error, Page, expect
 
+from .matches import CAT_WINS, CLUB, SWEEP
+
 pytestmark = pytest.mark.django_db(transaction=True)
 SHOTS = os.environ.get("SCREENSHOTS")  # a folder to keep screenshots in, when set
 AXE = Axe()
@@ -731,36 +733,8 @@ def evening_files(tmp_path) -> list[str]:
         "players": ["Ann", "Bob", "Cat", "Dan"],
         "first_dealer": "Dan",
     }
-    club = {"upcard": "clubs", "tricks": {"Ann": 2, "Bob": 1, "Cat": 1, "Dan": 1}}
-    cat_wins = [
-        {
-            "upcard": "hearts",
-            "trump": "hearts",
-            "maker": "Bob",
-            "dropped": ["Cat"],
-            "tricks": {"Ann": 0, "Bob": 3, "Dan": 2},
-        },
-        club,
-        {"upcard": "spades", "trump": "none", "tricks": {"Ann": 1, "Bob": 1, "Cat": 2, "Dan": 1}},
-        {
-            "upcard": "diamonds",
-            "trump": "spades",
-            "maker": "Cat",
-            "dropped": ["Ann", "Bob", "Dan"],
-            "tricks": {"Cat": 5},
-        },
-    ]
-    bob_sweeps = [
-        {
-            "upcard": "hearts",
-            "trump": "hearts",
-            "maker": "Bob",
-            "dropped": ["Ann", "Cat", "Dan"],
-            "tricks": {"Bob": 5},
-        }
-    ]
     paths = []
-    for hours, hands in ((3, cat_wins), (2, bob_sweeps), (1, [club])):
+    for hours, hands in ((3, CAT_WINS), (2, SWEEP), (1, [CLUB])):
         path = tmp_path / f"match-{hours}.json"
         played_at = (now - timedelta(hours=hours)).isoformat()
         path.write_text(json.dumps({**table, "played_at": played_at, "hands": hands}))

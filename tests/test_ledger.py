@@ -33,6 +33,7 @@ from games.rules import Hand as GameHand
 from games.words import money as money_words
 
 from .conftest import command
+from .matches import CAT_WINS, CLUB, SWEEP
 
 CHICAGO = ZoneInfo("America/Chicago")
 MONDAY = datetime(2026, 11, 2, 19, 30, tzinfo=CHICAGO)
@@ -42,35 +43,6 @@ CAT_SWEEPS = GameHand("diamonds", "spades", "Cat", None, ("Ann", "Bob", "Dan"), 
 TABLE = ("Ann", "Bob", "Cat", "Dan")
 
 # --- Match files for `import_match --group`: three nights, five players ---------------------
-
-CLUB = {"upcard": "clubs", "tricks": {"Ann": 2, "Bob": 1, "Cat": 1, "Dan": 1}}
-CAT_WINS = [
-    {
-        "upcard": "hearts",
-        "trump": "hearts",
-        "maker": "Bob",
-        "dropped": ["Cat"],
-        "tricks": {"Ann": 0, "Bob": 3, "Dan": 2},
-    },
-    CLUB,
-    {"upcard": "spades", "trump": "none", "tricks": {"Ann": 1, "Bob": 1, "Cat": 2, "Dan": 1}},
-    {
-        "upcard": "diamonds",
-        "trump": "spades",
-        "maker": "Cat",
-        "dropped": ["Ann", "Bob", "Dan"],
-        "tricks": {"Cat": 5},
-    },
-]
-SWEEP = [
-    {
-        "upcard": "hearts",
-        "trump": "hearts",
-        "maker": "Bob",
-        "dropped": ["Ann", "Cat", "Dan"],
-        "tricks": {"Bob": 5},
-    }
-]
 
 
 def _renamed(value, names: dict):

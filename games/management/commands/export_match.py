@@ -4,6 +4,7 @@ from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
 
 from games import matchfile
+from games.management.commands._group import group_named
 from games.models import Group, Match
 
 
@@ -45,12 +46,7 @@ class Command(BaseCommand):
             if owner is None:
                 raise CommandError(f"There is no user {username!r}.")
         if pk is not None:
-            group = Group.objects.filter(pk=pk).first()
-            if group is None:
-                raise CommandError(f"There is no group {pk}.")
-            if owner and not group.memberships.filter(user=owner).exists():
-                raise CommandError(f"{username!r} is not in the group {group} ({pk}).")
-            return group
+            return group_named(pk, username)
         if owner is None:
             raise CommandError("Say whose matches to export: --all --user NAME DIR.")
         return Group.home(owner)

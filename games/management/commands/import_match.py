@@ -6,6 +6,7 @@ from django.core.management.base import BaseCommand, CommandError
 from django.utils import timezone
 
 from games import matchfile
+from games.management.commands._group import group_named
 from games.management.commands.replay import read_file
 from games.models import Group, Match
 from games.rules import RuleError
@@ -75,14 +76,7 @@ class Command(BaseCommand):
             self.stderr.write(f"{path}: nothing imported. {error.located()} ({error.code})")
 
     def _group(self, pk, username) -> Group | None:
-        if pk is None:
-            return None
-        group = Group.objects.filter(pk=pk).first()
-        if group is None:
-            raise CommandError(f"There is no group {pk}.")
-        if username and not group.memberships.filter(user__username=username).exists():
-            raise CommandError(f"{username!r} is not in the group {group} ({pk}).")
-        return group
+        return None if pk is None else group_named(pk, username)
 
     def _owner(self, username):
         users = get_user_model().objects.all()
