@@ -26,7 +26,6 @@ from django.shortcuts import get_object_or_404, redirect, render, resolve_url
 from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils import timezone
-from django.utils.functional import SimpleLazyObject
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.safestring import mark_safe
 from django.views.decorators.cache import cache_control
@@ -82,19 +81,17 @@ def _summary(match: Match, replayed=None, all_hands: bool = False, me=None) -> d
     must_play = state.must_play()
     shown = results if all_hands else results[-HISTORY_SHOWN:]
 
-    def history():
-        authors = Change.authors(match, [r.number for r in shown]) if shown and me else {}
-        lines = [
-            {
-                "number": result.number,
-                "dealer": result.dealer,
-                "text": words.hand_in_words(result),
-                "cells": [_cell(p, result.changes[p], result.scores[p]) for p in state.players],
-                "by": _author(authors.get(result.number), me),
-            }
-            for result in shown
-        ]
-        return lines[::-1]
+    authors = Change.authors(match, [r.number for r in shown]) if shown and me else {}
+    history = [
+        {
+            "number": result.number,
+            "dealer": result.dealer,
+            "text": words.hand_in_words(result),
+            "cells": [_cell(p, result.changes[p], result.scores[p]) for p in state.players],
+            "by": _author(authors.get(result.number), me),
+        }
+        for result in shown
+    ]
 
     standings = [
         {
@@ -111,10 +108,7 @@ def _summary(match: Match, replayed=None, all_hands: bool = False, me=None) -> d
         "match": match,
         "state": state,
         "standings": standings,
-        # Put together only where the page draws it: a board drawn before at this version
-        # comes from the cache (the "hands" partial).
-        "history": SimpleLazyObject(history),
-        "names": ",".join(state.players),
+        "history": history[::-1],
         "payments": payments,
         "stakes": stakes,
         "stakes_text": words.stakes_text(stakes),
