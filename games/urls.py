@@ -35,8 +35,7 @@ urlpatterns = [
     path("players/<int:pk>/rename/", record_views.player_rename, name="player_rename"),
     path("players/<int:pk>/merge/", record_views.player_merge, name="player_merge"),
     path("players/<int:pk>/matches.csv", record_views.player_csv, name="player_csv"),
-]
-urlpatterns += [
+    # Groups, their members, the players list and the change log
     path("matches/<int:pk>/log/", group_views.match_log, name="match_log"),
     path("players/", group_views.player_list, name="player_list"),
     path("groups/", group_views.group_list, name="group_list"),
@@ -54,8 +53,7 @@ urlpatterns += [
     path("groups/<int:pk>/leave/", group_views.group_leave, name="group_leave"),
     path("groups/<int:pk>/me/", group_views.group_me, name="group_me"),
     path("join/<str:token>/", group_views.join, name="join"),
-]
-urlpatterns += [
+    # The ledger
     path("groups/<int:pk>/balances/", ledger_views.balances, name="balances"),
     path("groups/<int:pk>/balances.csv", ledger_views.balances_csv, name="balances_csv"),
     path(

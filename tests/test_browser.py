@@ -441,19 +441,25 @@ def test_a_save_the_database_cannot_take_keeps_the_entry_and_says_so(
     assert scores(page) == {"Ann": 23, "Bob": 24, "Cat": 24, "Dan": 24}
 
 
-def test_a_hand_can_be_entered_without_javascript(browser, live_server):
+def without_javascript(browser, live_server, name: str):
+    """A phone with JavaScript off, signed up as `name`, on a new standard match (Dan deals)."""
     context = browser.new_context(java_script_enabled=False, viewport=TALL, is_mobile=True)
     page = context.new_page()
     page.goto(live_server.url + "/signup/")
-    page.fill("#id_username", "plain")
+    page.fill("#id_username", name)
     page.fill("#id_password1", "card-table-42")
     page.fill("#id_password2", "card-table-42")
     page.click("text=Sign up")
     page.get_by_role("link", name="New match").click()
-    for i, name in enumerate(["Ann", "Bob", "Cat", "Dan"]):
-        page.fill(f"#id_seat_{i}", name)
+    for i, seat in enumerate(["Ann", "Bob", "Cat", "Dan"]):
+        page.fill(f"#id_seat_{i}", seat)
     page.locator("#dealer label").filter(has_text="Seat 4").click()
     page.get_by_role("button", name="Start the match").click()
+    return context, page
+
+
+def test_a_hand_can_be_entered_without_javascript(browser, live_server):
+    context, page = without_javascript(browser, live_server, "plain")
     check = page.get_by_role("button", name="Check the hand")
 
     page.locator("fieldset.upcard label:has(input[value='hearts'])").click()
@@ -481,18 +487,7 @@ def test_without_javascript_a_drop_ticked_after_the_tricks_is_refused_not_saved_
 ):
     """JavaScript off: tick Ann out after tapping her trick, leave Cat empty, Save. The page
     refuses it naming Ann, and saves only what the player then sees."""
-    context = browser.new_context(java_script_enabled=False, viewport=TALL, is_mobile=True)
-    page = context.new_page()
-    page.goto(live_server.url + "/signup/")
-    page.fill("#id_username", "nojs")
-    page.fill("#id_password1", "card-table-42")
-    page.fill("#id_password2", "card-table-42")
-    page.click("text=Sign up")
-    page.get_by_role("link", name="New match").click()
-    for i, name in enumerate(["Ann", "Bob", "Cat", "Dan"]):
-        page.fill(f"#id_seat_{i}", name)
-    page.locator("#dealer label").filter(has_text="Seat 4").click()
-    page.get_by_role("button", name="Start the match").click()
+    context, page = without_javascript(browser, live_server, "nojs")
     check = page.get_by_role("button", name="Check the hand")
     save = page.get_by_role("button", name="Save hand 1")
 
