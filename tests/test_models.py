@@ -432,9 +432,7 @@ def test_the_admins_change_of_the_rows_is_followed_by_the_results(user):
 PRESETS_TRIED = ["standard", "spades-21", "three-15", "dirty-clubs", "short-15"]
 
 
-@settings(
-    max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
-)
+@settings(max_examples=25, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(
     preset=st.sampled_from(PRESETS_TRIED),
     seed=st.integers(0, 10**6),

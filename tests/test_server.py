@@ -1117,9 +1117,7 @@ def test_no_match_file_makes_the_import_fail(client_in):
     assert client_in.post(url("match_import"), {"file": several}).status_code == 302
 
 
-@settings(
-    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
-)
+@settings(max_examples=60, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(
     form=st.sampled_from(
         [
