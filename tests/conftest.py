@@ -12,7 +12,7 @@ from hypothesis import settings as hypothesis_settings
 # correctness (speed is measured in bench/). CI runs Hypothesis derandomised
 # (HYPOTHESIS_PROFILE=ci in .ci/run): the same examples every run, so that a landing never
 # fails on an example no earlier run tried.
-hypothesis_settings.register_profile("default")
+hypothesis_settings.register_profile("default", deadline=None)
 hypothesis_settings.register_profile("ci", deadline=None, derandomize=True, print_blob=True)
 hypothesis_settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
 
