@@ -55,7 +55,7 @@ def _go(request: HtmxRequest, to) -> HttpResponse:
 
 
 def _get_match(request: HttpRequest, pk: int, needed: Role = Role.VIEWER) -> Match:
-    return access.get(request, Match, needed, pk=pk)
+    return access.checked(request, Match.objects.one(pk), needed)
 
 
 HISTORY_SHOWN = 5  # the latest hands under the board; the rest on demand
