@@ -539,7 +539,7 @@ class Payment(models.Model):
     payer = models.ForeignKey(Player, models.RESTRICT, related_name="payments_made")
     payee = models.ForeignKey(Player, models.RESTRICT, related_name="payments_received")
     amount_cents = models.PositiveIntegerField()
-    currency = models.CharField(max_length=16)
+    currency = models.CharField(max_length=rules.CURRENCY_LENGTH)
     paid_at = models.DateTimeField(default=timezone.now)
     recorded_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, models.SET_NULL, null=True, blank=True, related_name="+"
@@ -696,7 +696,7 @@ class Match(models.Model):
     per_game_cents = models.PositiveIntegerField(default=0)
     per_point_cents = models.PositiveIntegerField(default=0)
     per_set_cents = models.PositiveIntegerField(default=0)
-    currency = models.CharField(max_length=16, default="USD")
+    currency = models.CharField(max_length=rules.CURRENCY_LENGTH, default="USD")
     first_dealer = models.PositiveSmallIntegerField(help_text="seat number, from 0")
     # When the match began: the match file's played_at, kept as an instant.
     played_at = models.DateTimeField(default=timezone.now)
@@ -1170,9 +1170,7 @@ def _check_fits(names, stakes: rules.Stakes):
                 f"{name[:20]}… is too long a name; keep it to {rules.NAME_LENGTH} letters.",
                 "players",
             )
-    longest = Match._meta.get_field("currency").max_length
-    assert longest is not None  # a CharField's
-    if len(stakes.currency) > longest:
+    if len(stakes.currency) > rules.CURRENCY_LENGTH:
         raise rules.RuleError(
             "bad_file", "The currency should be a short label such as USD or $.", "currency"
         )
