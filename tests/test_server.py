@@ -25,7 +25,7 @@ from pytest_django.asserts import assertInHTML
 
 from games.models import Hand, Match, Player
 from games.rules import Hand as GameHand
-from scorekeeper.settings import local_secret_key
+from scorekeeper.settings import cache_from_url, local_secret_key
 
 from .conftest import fresh_database, make_match
 from .test_matchfile import EXAMPLE
@@ -1177,3 +1177,13 @@ def test_a_new_name_with_a_nul_is_refused_in_words(client_in, user):
     assert "no control character (such as a line break or NUL)" in html
     bob.refresh_from_db()
     assert bob.name == "Bob"
+
+
+def test_the_shared_cache_is_named_by_one_url_and_keeps_thousands_of_boards():
+    table = cache_from_url("db://games_cache")
+    assert table["LOCATION"] == "games_cache"
+    assert table["OPTIONS"]["MAX_ENTRIES"] >= 10_000  # not Django's 300: a board a table
+    assert cache_from_url("redis://10.0.0.6:6379/0")["LOCATION"] == "redis://10.0.0.6:6379/0"
+    assert cache_from_url("memcached://10.0.0.6:11211")["LOCATION"] == "10.0.0.6:11211"
+    with pytest.raises(ValueError, match="CACHE_URL must start with"):
+        cache_from_url("locmem://")
