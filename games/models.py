@@ -55,6 +55,7 @@ HANDS_SQL = """
     WHERE hand.match_id = %s AND hand.number BETWEEN %s AND %s
     ORDER BY hand.number, play.id
 """
+VERSION_SQL = "SELECT version FROM games_match WHERE id = %s"
 ROLE_SQL = "SELECT role FROM games_membership WHERE group_id = %s AND user_id = %s"
 LAST_NUMBER = 32_767  # as far as hands go: the largest number a hand's column holds
 
@@ -788,6 +789,11 @@ class Match(models.Model):
         if "seats" in getattr(self, "_prefetched_objects_cache", {}):
             return tuple(seat.player.name for seat in self.seats.all())
         return tuple(name for (name,) in _fetch(NAMES_SQL, self.pk))
+
+    def moved_on(self) -> bool:
+        """Whether the match was written (or deleted) since this row of it was read: another
+        phone's save landing between a page's reading of the match and of its hands."""
+        return _fetch(VERSION_SQL, self.pk) != [(self.version,)]
 
     def winner_names(self) -> list[str]:
         return [r.player.name for r in self.results.all() if r.won]

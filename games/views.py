@@ -154,6 +154,7 @@ def _board(
     notice: str | None = None,
     status: int = 200,
     replayed=None,
+    redrawn: int = 0,
 ) -> HttpResponse:
     role = access.require(request, match.group_id)
     key = _board_key(request, match, role) if form is None and notice is None else None
@@ -168,6 +169,11 @@ def _board(
     }
     if drawn is None:
         context.update(_summary(match, replayed, _all_hands(request), me=request.user))
+        if replayed is None and redrawn < 3 and match.moved_on():
+            # A save landed between reading the match and its hands: never a board whose
+            # hands are newer than its version (a Save from it would be refused as stale).
+            fresh = access.checked(request, Match.objects.one(match.pk))
+            return _board(request, fresh, form, notice, status, redrawn=redrawn + 1)
         state: rules.MatchState = context["state"]
         if not role.allows(Role.SCORER):
             form = None
