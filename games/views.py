@@ -964,6 +964,7 @@ TOO_MANY_RESETS = (
 REFUSED_TITLES = {
     400: "That couldn't be read",
     403: "Nothing was saved",
+    405: "Not a page to open",
     413: "Too much at once",
     429: "Too many tries",
     503: "Try again in a moment",

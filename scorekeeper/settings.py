@@ -88,6 +88,7 @@ MIDDLEWARE = [
     "django_htmx.middleware.HtmxMiddleware",
     "games.middleware.HtmxLoginMiddleware",
     "games.middleware.PrivatePagesMiddleware",
+    "games.middleware.WrongMethodMiddleware",
     # Nothing above reads the body (CSRF reads it in process_view, after every middleware's
     # __call__): the limits refuse a body before it is read, and their answer still gets the
     # headers of every page.

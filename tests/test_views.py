@@ -2067,3 +2067,17 @@ def test_a_board_drawn_while_another_phone_saves_shows_the_hands_at_their_versio
     assert version == read_before_the_save.version + 1
     assert f'name="version" value="{version}"' in html
     assert 'name="number" value="3"' in html
+
+
+@pytest.mark.django_db
+def test_a_form_s_address_opened_as_a_page_says_so_in_words(client_in, user):
+    match = make_match(user, hands=[CLUB])
+    for path in (
+        reverse("games:hand_undo", args=[match.pk]),
+        reverse("games:hand_create", args=[match.pk]),
+    ):
+        response = client_in.get(path)
+        assert response.status_code == 405 and response["Allow"] == "POST"
+        html = response.content.decode()
+        assert "Not a page to open" in html and "Nothing was changed." in html
+        assert 'href="/"' in html  # the way back
