@@ -1008,6 +1008,20 @@ def bad_request(request: HttpRequest, exception=None) -> HttpResponse:
     return refuse(request, 400, words)
 
 
+GONE = (
+    "This match or page is no longer here for you: it was deleted, or you are no longer in "
+    "its group."
+)
+
+
+def not_found(request: HttpRequest, exception=None) -> HttpResponse:
+    """404: the page says so; a board left open (its poll) shows the words too, rather than
+    "something went wrong", where its match was deleted or its reader removed from the group."""
+    response = render(request, "404.html", status=404)
+    response["X-Problem"] = quote(GONE)
+    return response
+
+
 def csrf_failure(request: HttpRequest, reason: str = "") -> HttpResponse:
     words = (
         "This page was open too long, or its cookie is gone, so nothing was saved. Reload "
