@@ -59,8 +59,6 @@ def _get_match(request: HttpRequest, pk: int, needed: Role = Role.VIEWER) -> Mat
 
 
 HISTORY_SHOWN = 5  # the latest hands under the board; the rest on demand
-POLL_EVERY = "2s"  # how often a board left open asks whether its match changed
-POLL_EVERY_FINISHED = "10s"  # less often once it is won; an Undo can reopen it
 
 
 def _cell(name: str, change: int, score: int) -> dict:
@@ -115,7 +113,9 @@ def _summary(match: Match, replayed=None, all_hands: bool = False, me=None) -> d
         "preset": rules.PRESETS[match.preset],
         "house_rules": words.house_rules_words(match.preset, state.ruleset),
         "rules_words": words.rules_in_words(state.ruleset, stakes),
-        "poll_every": POLL_EVERY_FINISHED if state.finished else POLL_EVERY,
+        # How often a board left open asks whether its match changed: less often once it is
+        # won (an Undo can reopen it).
+        "poll_every": f"{settings.POLL_SECONDS_WON if state.finished else settings.POLL_SECONDS}s",
         "all_hands": all_hands,
     }
 

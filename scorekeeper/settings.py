@@ -161,6 +161,11 @@ def cache_from_url(url: str) -> dict:
     raise ValueError(f"CACHE_URL must start with db://, redis:// or memcached://, not {url!r}")
 
 
+# How often a board left open asks whether its match changed (an unchanged one answers 204),
+# in seconds: while it is played, and once it is won.
+POLL_SECONDS = 2
+POLL_SECONDS_WON = 10
+
 CACHE_TABLE = "games_cache"
 CACHES = {"default": cache_from_url(os.getenv("CACHE_URL") or f"db://{CACHE_TABLE}")}
 

@@ -56,9 +56,13 @@ CHROMIUM_ARGS = [
 
 
 @pytest.fixture(autouse=True)
-def _test_settings(settings):
+def _test_settings(request, settings):
     """The manifest storage needs collectstatic; tests serve the files as they are. A real
-    password hash costs a third of a second by design: tests use a fast one."""
+    password hash costs a third of a second by design: tests use a fast one. The browser
+    tests wait for boards on other phones to follow, as a player waits: there a board asks
+    every half second rather than every two."""
+    if "live_server" in request.fixturenames:
+        settings.POLL_SECONDS = 0.5
     settings.STORAGES = {
         **settings.STORAGES,
         "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
