@@ -55,7 +55,7 @@ def _go(request: HtmxRequest, to) -> HttpResponse:
 
 
 def _get_match(request: HttpRequest, pk: int, needed: Role = Role.VIEWER) -> Match:
-    return access.get(request, Match, needed, pk=pk)
+    return access.checked(request, Match.objects.one(pk), needed)
 
 
 HISTORY_SHOWN = 5  # the latest hands under the board; the rest on demand
@@ -154,6 +154,7 @@ def _board(
     notice: str | None = None,
     status: int = 200,
     replayed=None,
+    redrawn: int = 0,
 ) -> HttpResponse:
     role = access.require(request, match.group_id)
     key = _board_key(request, match, role) if form is None and notice is None else None
@@ -168,6 +169,11 @@ def _board(
     }
     if drawn is None:
         context.update(_summary(match, replayed, _all_hands(request), me=request.user))
+        if replayed is None and redrawn < 3 and match.moved_on():
+            # A save landed between reading the match and its hands: never a board whose
+            # hands are newer than its version (a Save from it would be refused as stale).
+            fresh = access.checked(request, Match.objects.one(match.pk))
+            return _board(request, fresh, form, notice, status, redrawn=redrawn + 1)
         state: rules.MatchState = context["state"]
         if not role.allows(Role.SCORER):
             form = None
@@ -958,6 +964,7 @@ TOO_MANY_RESETS = (
 REFUSED_TITLES = {
     400: "That couldn't be read",
     403: "Nothing was saved",
+    405: "Not a page to open",
     413: "Too much at once",
     429: "Too many tries",
     503: "Try again in a moment",

@@ -1,15 +1,31 @@
 import io
 import json
 import os
+from contextlib import contextmanager
 
 import pytest
 from django.core.management import call_command
+from django.db import transaction
 from hypothesis import settings as hypothesis_settings
 
-# CI runs Hypothesis derandomised (HYPOTHESIS_PROFILE=ci in .ci/run): the same examples every
-# run, so that a landing never fails on an example no earlier run tried.
-hypothesis_settings.register_profile("ci", derandomize=True, print_blob=True)
+# No example has a deadline: how long one takes is the machine's load, not the app's
+# correctness (speed is measured in bench/). CI runs Hypothesis derandomised
+# (HYPOTHESIS_PROFILE=ci in .ci/run): the same examples every run, so that a landing never
+# fails on an example no earlier run tried.
+hypothesis_settings.register_profile("default", deadline=None)
+hypothesis_settings.register_profile("ci", deadline=None, derandomize=True, print_blob=True)
 hypothesis_settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
+
+
+@contextmanager
+def fresh_database():
+    """One Hypothesis example's own database: what the example stores (matches, sessions,
+    throttle counts, cached boards) is rolled back before the next, so that every example
+    starts from what the test's fixtures made, and one that fails fails again on its own
+    when Hypothesis shrinks or replays it."""
+    with transaction.atomic():
+        yield
+        transaction.set_rollback(True)
 
 
 def pytest_collection_modifyitems(items):
