@@ -244,7 +244,8 @@ WHITENOISE_ADD_HEADERS_FUNCTION = static_headers
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {
-        "BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage"
+        # The app's own CSS and JavaScript minified, then hashed and compressed (WhiteNoise).
+        "BACKEND": "games.storage.MinifiedStaticFilesStorage"
         if not DEBUG
         else "django.contrib.staticfiles.storage.StaticFilesStorage"
     },

@@ -1,5 +1,6 @@
 """Random valid matches, for the property tests and the benchmark."""
 
+import itertools
 import random
 
 from games import matchfile, rules
@@ -49,6 +50,16 @@ def random_match(
         hands.append(hand)
     stakes = rules.Stakes(rnd.choice([0, 100]), rnd.choice([0, 5, 10]), rnd.choice([0, 25]))
     return matchfile.Match(preset, ruleset, stakes, players, first, tuple(hands))
+
+
+def twenty_hands() -> matchfile.Match:
+    """A standard match of 20 hands still going (drops, sets, clubs turned): the first seed
+    whose random match lasts that long at four players, from 100."""
+    for seed in itertools.count():
+        match = random_match(random.Random(seed), "standard", max_hands=20, starting_score=100)
+        if len(match.hands) == 20 and len(match.players) == 4:
+            return match
+    raise AssertionError  # unreachable: count() never ends
 
 
 # Three matches' hands as a match file writes them (docs/format.md), for tests that import

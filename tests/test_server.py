@@ -1,6 +1,7 @@
 """Ready for a server strangers can reach: settings by environment, headers on every page,
 login throttling, accounts, limits, and no input that makes a page fail."""
 
+import gzip
 import json
 import os
 import re
@@ -28,6 +29,7 @@ from games.rules import Hand as GameHand
 from scorekeeper.settings import cache_from_url, local_secret_key
 
 from .conftest import fresh_database, make_match
+from .matches import twenty_hands
 from .test_matchfile import EXAMPLE
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -298,6 +300,57 @@ def test_static_files_say_what_they_are_and_run_nothing(settings, tmp_path, clie
         assert response.status_code == 200, name
         assert response["X-Content-Type-Options"] == "nosniff"
         assert response["Content-Security-Policy"] == "default-src 'none'"
+
+
+BOARD_FIRST_LOAD = 30_000  # bytes as sent: a board and everything a phone loads with it
+
+
+def _sent(response) -> bytes:
+    return b"".join(response.streaming_content) if response.streaming else response.content
+
+
+@pytest.mark.django_db
+def test_a_boards_first_load_is_at_most_30_kb_as_sent(settings, tmp_path, client_in, user):
+    """A board of 20 hands with its hand form, its styles, htmx and the other scripts, the
+    icon and the manifest, compressed as the server sends them to a browser that takes
+    Brotli; the app's own CSS and JavaScript minified by collectstatic."""
+    from django.core.management import call_command
+
+    settings.STATIC_ROOT = tmp_path
+    settings.STORAGES = {
+        **settings.STORAGES,
+        "staticfiles": {"BACKEND": "games.storage.MinifiedStaticFilesStorage"},
+    }
+    call_command("collectstatic", "--noinput", verbosity=0)
+    played = twenty_hands()
+    board = Match.create(
+        user, played.preset, played.ruleset, played.stakes, played.players,
+        played.first_dealer, played.hands,
+    )  # fmt: skip
+    compressed = {"HTTP_ACCEPT_ENCODING": "br, gzip"}
+    page = client_in.get(board.get_absolute_url(), **compressed)
+    assert page["Content-Encoding"] == "gzip"
+    html = gzip.decompress(page.content).decode()
+    assert 'id="hand-form"' in html and "Show all 20 hands" in html
+    loaded = re.findall(r'<link rel="(?:stylesheet|icon|manifest)" href="([^"]+)"', html)
+    loaded += re.findall(r'<script src="([^"]+)"', html)
+    sent = {"the board": len(page.content)}
+    for path in loaded:
+        response = client_in.get(path, **compressed)
+        assert response.status_code == 200 and response.has_header("Content-Encoding"), path
+        sent[path] = len(_sent(response))
+    assert len(sent) == 7, sent  # the page, its styles, icon, manifest and three scripts
+    assert sum(sent.values()) <= BOARD_FIRST_LOAD, sent
+
+
+@pytest.mark.django_db
+def test_a_board_takes_the_apps_styles_alone_and_every_other_page_the_pages_ones_too(
+    client_in, user
+):
+    board = client_in.get(make_match(user).get_absolute_url()).content.decode()
+    home = client_in.get(url("home")).content.decode()
+    assert static("css/app.css") in board and static("css/pages.css") not in board
+    assert home.index(static("css/app.css")) < home.index(static("css/pages.css"))
 
 
 # --- The health URL ----------------------------------------------------------------------------

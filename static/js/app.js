@@ -225,8 +225,9 @@ function keepBoardCopy() {
       if (attribute.name.startsWith("hx-") || attribute.name.startsWith("data-hx-")) el.removeAttribute(attribute.name);
     }
   });
-  const seen = new Date();
-  copy.dataset.offline = seen.toLocaleTimeString([], { hour: "numeric", minute: "2-digit" });
+  // When it was seen, put in words only if it is ever shown: a phone's first clock time in
+  // words loads its locale's data, a long pause on a slow phone at every board's first load.
+  copy.dataset.offline = String(Date.now());
   const html = `<!doctype html>\n${copy.outerHTML}`;
   const headers = { "Content-Type": "text/html; charset=utf-8" };
   caches.open(BOARDS).then((cache) => cache.put(location.pathname, new Response(html, { headers })));
@@ -236,7 +237,9 @@ document.addEventListener("htmx:afterSettle", (event) => {
 });
 
 function showOfflineCopy() {
-  const seen = document.documentElement.dataset.offline;
+  const stamp = document.documentElement.dataset.offline;
+  // (A copy kept before it held the time itself.)
+  const seen = Number.isNaN(Number(stamp)) ? stamp : new Date(Number(stamp)).toLocaleTimeString([], { hour: "numeric", minute: "2-digit" });
   const box = document.getElementById("connection-problem") || document.createElement("div");
   box.id = "connection-problem";
   box.className = "problem";
@@ -251,7 +254,9 @@ if (document.documentElement.dataset.offline) {
   showOfflineCopy();
 } else {
   keepAwake();
-  keepBoardCopy();
+  // The copy waits for a quiet moment: the board shows and answers taps first.
+  if ("requestIdleCallback" in window) requestIdleCallback(keepBoardCopy, { timeout: 2000 });
+  else setTimeout(keepBoardCopy);
   if (serviceWorker && "serviceWorker" in navigator && window.isSecureContext) {
     navigator.serviceWorker.register(serviceWorker).catch(() => {});
   }
