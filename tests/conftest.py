@@ -56,18 +56,28 @@ CHROMIUM_ARGS = [
 
 
 @pytest.fixture(autouse=True)
-def _test_settings(request, settings):
+def _test_settings(settings):
     """The manifest storage needs collectstatic; tests serve the files as they are. A real
-    password hash costs a third of a second by design: tests use a fast one. The browser
-    tests wait for boards on other phones to follow, as a player waits: there a board asks
-    every half second rather than every two."""
-    if "live_server" in request.fixturenames:
-        settings.POLL_SECONDS = 0.5
+    password hash costs a third of a second by design: tests use a fast one."""
     settings.STORAGES = {
         **settings.STORAGES,
         "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
     }
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
+@pytest.fixture(autouse=True)
+def _phones_put_away(request):
+    """Every phone a browser test opened (a second context) is closed when the test ends: a
+    board left open would go on asking the live server during the next tests, and a request
+    in flight while the database is emptied between tests makes that fail."""
+    if "browser" not in request.fixturenames:
+        yield
+        return
+    browser = request.getfixturevalue("browser")
+    yield
+    for context in browser.contexts:
+        context.close()
 
 
 @pytest.fixture(scope="session")
