@@ -207,8 +207,10 @@ class Player(models.Model):
         return reverse("games:match_list") + f"?player={self.pk}"
 
     def totals(self) -> dict:
-        """Matches played, finished and won, and money by currency, from the stored results."""
-        return {**self.results.counts(), "money": self.results.money()}
+        """Matches played, finished and won, and money by currency, from their stored sums."""
+        summed = self.result_sums.summed()
+        counts = {name: summed.stats[name] for name in ("played", "finished", "won")}
+        return {**counts, "money": summed.money}
 
     def clean(self):
         """The admin's check: a name is one person, in whatever capitals and spaces."""
@@ -285,7 +287,8 @@ class Player(models.Model):
         Play.objects.filter(player=other).update(player=self)
         Hand.objects.filter(maker=other).update(maker=self)
         Result.objects.filter(player=other).update(player=self)
-        other.delete()
+        other.delete()  # and its sums with it
+        recount_sums([self.pk])
         return len(locked)
 
 
@@ -425,7 +428,7 @@ class Night(models.Model):
         """Each currency's nets over the night's finished matches played for money, from the
         stored results, and the fewest transfers that settle them (§11). Players come in the
         order of the first match they played, then by name; a name is one person."""
-        nets = _nets(Result.objects.filter(match__night=self), Payment.objects.none())
+        nets = _nets(_result_nets(Result.objects.filter(match__night=self)), Payment.objects.none())
         return [SettleUp(c, net, rules.fewest_transfers(net)) for c, net in nets.items()]
 
     @staticmethod
@@ -482,10 +485,16 @@ class Night(models.Model):
 
 def _groups_turn(group_id: int) -> None:
     """Lock the group's row until the transaction ends, so that what a group does to its
-    matches' nights and players takes turns: two matches begun at once on two phones find
-    each other's night, a night is never deleted under a match joining it, a file imported
-    twice at once is stored once. (On SQLite the IMMEDIATE transaction already does this.)"""
-    Group.objects.select_for_update().filter(pk=group_id).values_list("pk").get()
+    matches, nights, players and payments takes turns: two matches begun at once on two
+    phones find each other's night, a night is never deleted under a match joining it, a file
+    imported twice at once is stored once, two saves never add to a player's sums at once.
+    (On SQLite the IMMEDIATE transaction already does this.)
+
+    Every write to what the group's pages show takes this turn, so it also moves the group's
+    version on (`Group.version`), in the same transaction: a region of a page drawn for a
+    version (games/drawn.py) is never shown once the stored data has changed."""
+    if not Group.objects.filter(pk=group_id).update(version=F("version") + 1):
+        raise Group.DoesNotExist(f"No group {group_id}.")
 
 
 def _still_here(*players: Player) -> None:
@@ -743,19 +752,29 @@ class Match(models.Model):
         """
         with transaction.atomic():
             _groups_turn(self.group_id)
-            old = self.night_id
+            match = Match.objects.get(pk=self.pk)
+            old = match.night_id
             if night is None:
                 night = Night.objects.create(group_id=self.group_id)
             Match.objects.filter(pk=self.pk).update(night=night)
+            results = list(Result.objects.filter(match=self).values("player_id", *SUMMED))
+            finished = match.finished is not None
+            _move_sums(match, old, results, finished, night.pk, results)
             Night.objects.filter(pk=old, matches__isnull=True).delete()
         self.night = night
         return night
 
     @transaction.atomic
     def remove(self) -> None:
-        """Delete the match whole, and its night if no other match is left on it."""
+        """Delete the match whole, and its night if no other match is left on it; its results
+        leave their players' sums."""
         _groups_turn(self.group_id)
+        stored = Match.objects.filter(pk=self.pk).first()
+        results = list(Result.objects.filter(match=self.pk).values("player_id", *SUMMED))
         self.delete()
+        if stored is not None:
+            night = stored.night_id
+            _move_sums(stored, night, results, stored.finished is not None, night, [])
         Night.objects.filter(pk=self.night_id, matches__isnull=True).delete()
 
     def get_share_url(self) -> str:
@@ -959,7 +978,11 @@ class Match(models.Model):
 
         Every write to a match's hands starts here, so writes to one match take turns (on
         SQLite the IMMEDIATE transaction is the lock) and each sees what the last one stored.
+        It takes the group's turn first (`_groups_turn`), as every other write to the group
+        does before it locks a match, so that no two writes wait for each other: a save adds
+        to its players' sums and moves the group's version on.
         """
+        _groups_turn(self.group_id)
         match = Match.objects.with_seats().select_for_update().get(pk=self.pk)
         return match, match.game_hands()
 
@@ -1035,7 +1058,7 @@ class Match(models.Model):
         start, state, results = self._replay_to_store(hands)
         changed = self._write_hands(stored, hands, state, results) if stored != hands else []
         others = Hand.objects.filter(match=self).exclude(number__in=changed)
-        self._write_verdict(start, state, results, others)
+        self._write_verdict(start, state, results, others, recount=True)
         return state, results
 
     def _replay_to_store(self, hands: list[rules.Hand]):
@@ -1061,21 +1084,30 @@ class Match(models.Model):
         self.version += 1
         return changed
 
-    def _write_verdict(self, start, state, results, rows) -> None:
+    def _write_verdict(self, start, state, results, rows, recount: bool = False) -> None:
         """Write the engine's verdict: on each hand of `rows` (the others have theirs), on
-        the match, and each seat's `Result`."""
+        the match, and each seat's `Result`; and move the players' sums from the results as
+        they were to the new ones (`_move_sums`), or with `recount` (the admin may have
+        changed the match's rules, stakes, seats or night) sum their results anew."""
         write_hand_verdicts(list(rows), state.players, results)
+        before = list(Result.objects.filter(match=self).values("player_id", *SUMMED))
+        was_finished = self.finished is not None
         self.finished = (self.finished or timezone.now()) if state.finished else None
         self.hands_played = state.hands
         self.next_dealer = state.players.index(state.dealer)
         self.save(update_fields=["finished", "hands_played", "next_dealer", "version", "updated"])
         Result.objects.filter(match=self).delete()
-        Result.objects.bulk_create(
-            Result(match=self, player=seat.player, **fields)
+        after = [
+            {"player_id": seat.player_id, **fields}
             for seat, fields in zip(
                 self.seats.all(), verdict(start, state, results, self.stakes()), strict=True
             )
-        )
+        ]
+        Result.objects.bulk_create(Result(match=self, **row) for row in after)
+        if recount and before:
+            recount_sums({row["player_id"] for row in before + after})
+        else:
+            _move_sums(self, self.night_id, before, was_finished, self.night_id, after)
 
     @classmethod
     @transaction.atomic
@@ -1305,18 +1337,24 @@ def _staked(prefix: str = "") -> Q:
 STAKED = _staked("match__")
 
 
-def _nets(results, payments) -> dict[str, dict[str, int]]:
-    """Each currency's balances: every player's net over the finished matches played for
-    money of `results` (§6, §11), plus what they paid of `payments`, minus what they were
-    paid. Players come in the order of the first match they played, then by name; those
-    only in payments after them. The balances of each currency sum to zero."""
-    rows = (
+def _result_nets(results):
+    """(currency, name, net_high, net_low, first) of each player with a finished match played
+    for money among `results`: their net over those (§6, §11) in two parts (`_net`), and when
+    the first began; by currency, then first, then name."""
+    return (
         results.finished()
         .filter(STAKED)
         .values_list("match__currency", "player__name")
         .annotate(**_net_sum(), first=Min("match__played_at"))
         .order_by("match__currency", "first", "player__name")
     )
+
+
+def _nets(rows, payments) -> dict[str, dict[str, int]]:
+    """Each currency's balances: every player's net of `rows` (`_result_nets()`, or
+    `ResultSumQuerySet.nets()`, its stored sums), plus what they paid of `payments`, minus
+    what they were paid. Players come in the order of the first match they played, then by
+    name; those only in payments after them. The balances of each currency sum to zero."""
     nets: dict[str, dict[str, int]] = {}
     for currency, name, high, low, _ in rows:
         nets.setdefault(currency, {})[name] = _net(high, low)
@@ -1453,6 +1491,314 @@ class Result(models.Model):
         return self.match.get_absolute_url()
 
 
+# --- The results summed, player by player --------------------------------------------------
+
+TALLY_FIELDS = tuple(f.name for f in fields(rules.Tally))
+# A result's columns that its player's sums add up.
+SUMMED = ("won", "net_cents", *TALLY_FIELDS)
+# The columns of `ResultSum` that add up (its money and its first match are kept beside them).
+COUNTED = ("played", "finished", "won", "staked", *TALLY_FIELDS)
+
+
+def _split(cents: int) -> tuple[int, int]:
+    """An exact amount as the two columns that keep a sum of money: high × 2³² + low."""
+    return divmod(cents, _HALF)
+
+
+@dataclass(frozen=True)
+class Summed:
+    """What a player's statistics, record and chart read of their sums (`ResultSum`), as
+    `ResultQuerySet` adds them up from every result: `stats()`, `stats_by_preset()`,
+    `money()` and `money_by_preset()`; and how many finished matches were played for money in
+    each currency (the points of their chart)."""
+
+    stats: dict[str, int]
+    by_preset: dict[str, dict[str, int]]
+    money: dict[str, int]
+    money_by_preset: dict[str, dict[str, int]]
+    staked: dict[str, int]
+
+
+class ResultSumQuerySet(models.QuerySet["ResultSum"]):
+    def summed(self) -> Summed:
+        """These sums added up, from one query of a few rows."""
+        rows = self.order_by("currency", "preset").values(
+            "preset", "currency", *COUNTED, "net_high", "net_low"
+        )
+        stats = dict.fromkeys(("played", "finished", "won", *TALLY_FIELDS), 0)
+        by_preset: dict[str, dict[str, int]] = {}
+        money: dict[str, int] = {}
+        money_by_preset: dict[str, dict[str, int]] = {}
+        staked: dict[str, int] = {}
+        for row in rows:
+            preset, currency = row["preset"], row["currency"]
+            mine = by_preset.setdefault(preset, dict.fromkeys(stats, 0))
+            for name in stats:
+                stats[name] += row[name]
+                mine[name] += row[name]
+            if row["staked"]:
+                cents = _net(row["net_high"], row["net_low"])
+                money[currency] = money.get(currency, 0) + cents
+                preset_money = money_by_preset.setdefault(preset, {})
+                preset_money[currency] = preset_money.get(currency, 0) + cents
+                staked[currency] = staked.get(currency, 0) + row["staked"]
+        order = sorted(by_preset, key=lambda preset: (-by_preset[preset]["played"], preset))
+        return Summed(stats, {p: by_preset[p] for p in order}, money, money_by_preset, staked)
+
+    def nets(self):
+        """(currency, name, net_high, net_low, first) of each player with a finished match
+        played for money, in the order `_nets()` reads them, as `_result_nets()` has them."""
+        return (
+            self.filter(staked__gt=0)
+            .values_list("currency", "player__name")
+            .annotate(high=Sum("net_high"), low=Sum("net_low"), first=Min("first"))
+            .order_by("currency", "first", "player__name")
+        )
+
+
+class ResultSum(models.Model):
+    """A player's results (`Result`) summed over their matches of one preset played in one
+    currency: the §12 counts that `ResultQuerySet.stats()` adds up, and over the finished
+    matches played for money (`staked`) the money and when the first of them began. Their
+    statistics, record, chart and balances read these few rows, never every match of a long
+    history.
+
+    Written by `_move_sums()` in the transaction that writes the results it sums, under the
+    group's turn, and only there; `recount_sums()` sums them anew where results move
+    wholesale (a merge, the admin's edit of a match)."""
+
+    player = models.ForeignKey(Player, models.CASCADE, related_name="result_sums")
+    preset = models.CharField(max_length=20)
+    currency = models.CharField(max_length=16)
+    played = models.PositiveIntegerField(default=0)
+    finished = models.PositiveIntegerField(default=0)
+    won = models.PositiveIntegerField(default=0)
+    staked = models.PositiveIntegerField(default=0, help_text="finished matches played for money")
+    # The money won (+) or lost (−) over those, in cents: net_high × 2³² + net_low (a sum of
+    # the largest stakes can pass 64 bits).
+    net_high = models.BigIntegerField(default=0)
+    net_low = models.BigIntegerField(default=0)
+    first = models.DateTimeField(null=True, blank=True, help_text="when the first of those began")
+    # rules.Tally, field by field (§12), summed.
+    dealt_in = models.PositiveIntegerField(default=0)
+    stayed_in = models.PositiveIntegerField(default=0)
+    could_drop = models.PositiveIntegerField(default=0)
+    stayed_by_choice = models.PositiveIntegerField(default=0)
+    made_trump = models.PositiveIntegerField(default=0)
+    made = models.PositiveIntegerField(default=0)
+    was_set = models.PositiveIntegerField(default=0)
+    euchred = models.PositiveIntegerField(default=0)
+    sweeps = models.PositiveIntegerField(default=0)
+    points = models.BigIntegerField(default=0)
+
+    objects = ResultSumQuerySet.as_manager()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["player", "preset", "currency"], name="result_sum_unique"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.player}: {self.played} {self.preset} matches in {self.currency}"
+
+    def get_absolute_url(self) -> str:
+        return self.player.get_absolute_url()
+
+
+class NightSum(models.Model):
+    """A player's money over the finished matches of one night played for money in one
+    currency, and when the first of them began: what a balance's workings list night by
+    night, the latest first, reading a dozen rows a player, never every match. Written with
+    `ResultSum`, by the same two functions."""
+
+    night = models.ForeignKey(Night, models.CASCADE, related_name="sums")
+    player = models.ForeignKey(Player, models.CASCADE, related_name="night_sums")
+    currency = models.CharField(max_length=16)
+    matches = models.PositiveIntegerField(default=0)
+    net_high = models.BigIntegerField(default=0)
+    net_low = models.BigIntegerField(default=0)
+    started = models.DateTimeField()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["night", "player", "currency"], name="night_sum_unique"
+            ),
+        ]
+        indexes = [
+            models.Index(fields=["player", "currency", "-started"], name="night_sum_latest"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.player} on {self.night_id}: {_net(self.net_high, self.net_low)}"
+
+    def get_absolute_url(self) -> str:
+        return self.night.get_absolute_url()
+
+
+def _parts(match: Match, results: list[dict], finished: bool) -> tuple[dict, dict]:
+    """What `results` of `match` (rows of `SUMMED` with their `player_id`), the match then
+    finished or not, add to their players' sums: {player: `COUNTED` and "net"} for
+    `ResultSum`, and for `NightSum` {player: "matches" and "net"} where the match counts
+    (finished and played for money)."""
+    counted = finished and bool(match.stakes())
+    sums, nights = {}, {}
+    for row in results:
+        net = row["net_cents"] if counted else 0
+        sums[row["player_id"]] = {
+            "played": 1,
+            "finished": int(finished),
+            "won": int(row["won"]),
+            "staked": int(counted),
+            **{name: row[name] for name in TALLY_FIELDS},
+            "net": net,
+        }
+        if counted:
+            nights[row["player_id"]] = {"matches": 1, "net": net}
+    return sums, nights
+
+
+def _first_counted(results) -> datetime | None:
+    """When the first of these results' finished matches played for money began."""
+    counted = results.finished().filter(STAKED)
+    return counted.aggregate(first=Min("match__played_at"))["first"]
+
+
+def _save(model, rows: list, count: str, columns: list[str]) -> None:
+    """Store these sums: those that now count nothing (`count` 0) go."""
+    model.objects.filter(pk__in=[r.pk for r in rows if r.pk and not getattr(r, count)]).delete()
+    model.objects.bulk_create([r for r in rows if r.pk is None and getattr(r, count)])
+    model.objects.bulk_update([r for r in rows if r.pk and getattr(r, count)], columns)
+
+
+def _move_sums(
+    match: Match, night_before: int, before: list[dict], was_finished: bool, night: int, after
+) -> None:
+    """Take the results `before` of `match` (rows of `SUMMED` with their `player_id`), as
+    they were on `night_before`, the match then finished or not, out of their players' sums
+    (`ResultSum`, `NightSum`), and put the match's results `after`, on `night`, in: written
+    after the results, in the transaction that writes them, under the group's turn."""
+    old, old_nights = _parts(match, before, was_finished)
+    new, new_nights = _parts(match, after, match.finished is not None)
+    at, currency = match.played_at, match.currency
+    key = {"preset": match.preset, "currency": currency}
+    players = {*old, *new}
+    stored = {s.player_id: s for s in ResultSum.objects.filter(player__in=players, **key)}
+    sums = []
+    for player in players:
+        was, now = old.get(player, {}), new.get(player, {})
+        moved = {name: now.get(name, 0) - was.get(name, 0) for name in (*COUNTED, "net")}
+        if not any(moved.values()):
+            continue
+        s = stored.get(player) or ResultSum(player_id=player, **key)
+        for name in COUNTED:
+            setattr(s, name, getattr(s, name) + moved[name])
+        s.net_high, s.net_low = _split(_net(s.net_high, s.net_low) + moved["net"])
+        if now.get("staked"):
+            s.first = min(s.first or at, at)
+        elif was.get("staked") and s.first == at:  # their first such match no longer counts
+            mine = Result.objects.filter(player=player, match__preset=match.preset)
+            s.first = _first_counted(mine.filter(match__currency=currency))
+        if not s.staked:
+            s.first = None
+        sums.append(s)
+    _save(ResultSum, sums, "played", [*COUNTED, "net_high", "net_low", "first"])
+
+    parts: dict[tuple[int, int], tuple[dict, dict]] = {
+        (night_before, p): (part, {}) for p, part in old_nights.items()
+    }
+    for p, part in new_nights.items():
+        parts[night, p] = (parts.get((night, p), ({}, {}))[0], part)
+    if not parts:
+        return
+    wanted = Q(night=night_before, player__in=old_nights) | Q(night=night, player__in=new_nights)
+    rows = {
+        (s.night_id, s.player_id): s for s in NightSum.objects.filter(wanted, currency=currency)
+    }
+    nights = []
+    for (on, player), (was, now) in parts.items():
+        moved = {name: now.get(name, 0) - was.get(name, 0) for name in ("matches", "net")}
+        if not any(moved.values()):
+            continue
+        s = rows.get((on, player)) or NightSum(
+            night_id=on, player_id=player, currency=currency, started=at
+        )
+        s.matches += moved["matches"]
+        s.net_high, s.net_low = _split(_net(s.net_high, s.net_low) + moved["net"])
+        if now:
+            s.started = min(s.started, at)
+        elif s.matches and s.started == at:  # their first such match that night has gone
+            mine = Result.objects.filter(player=player, match__night=on)
+            s.started = _first_counted(mine.filter(match__currency=currency)) or at
+        nights.append(s)
+    _save(NightSum, nights, "matches", ["matches", "net_high", "net_low", "started"])
+
+
+def recount_sums(players) -> None:
+    """Sum these players' results anew (`ResultSum`, `NightSum`), from every stored result:
+    where results change hands wholesale (a merge), or their match's rules, stakes or night
+    may have changed (the admin). The sums `_move_sums()` keeps are these."""
+    players = list(players)
+    counted = Q(match__finished__isnull=False) & STAKED
+    high = F("net_cents") / _HALF
+    rows = (
+        Result.objects.filter(player__in=players)
+        .values("player", "match__preset", "match__currency")
+        .annotate(
+            **_stats(),
+            staked=Count("pk", filter=counted),
+            high=Sum(high, filter=counted, default=0),
+            low=Sum(F("net_cents") - high * _HALF, filter=counted, default=0),
+            first=Min("match__played_at", filter=counted),
+        )
+        .order_by()
+    )
+    sums = []
+    for row in rows:
+        net_high, net_low = _split(_net(row.pop("high"), row.pop("low")))
+        player, preset, currency = (
+            row.pop(k) for k in ("player", "match__preset", "match__currency")
+        )
+        sums.append(
+            ResultSum(
+                player_id=player,
+                preset=preset,
+                currency=currency,
+                net_high=net_high,
+                net_low=net_low,
+                **row,
+            )
+        )
+    by_night = (
+        Result.objects.filter(player__in=players)
+        .finished()
+        .filter(STAKED)
+        .values_list("match__night", "player", "match__currency")
+        .annotate(matches=Count("pk"), **_net_sum(), started=Min("match__played_at"))
+        .order_by()
+    )
+    nights = []
+    for night, player, currency, matches, high, low, started in by_night:
+        net_high, net_low = _split(_net(high, low))
+        nights.append(
+            NightSum(
+                night_id=night,
+                player_id=player,
+                currency=currency,
+                matches=matches,
+                net_high=net_high,
+                net_low=net_low,
+                started=started,
+            )
+        )
+    ResultSum.objects.filter(player__in=players).delete()
+    NightSum.objects.filter(player__in=players).delete()
+    ResultSum.objects.bulk_create(sums)
+    NightSum.objects.bulk_create(nights)
+
+
 # --- Groups: who keeps the table ------------------------------------------------------------
 
 
@@ -1499,6 +1845,9 @@ class Group(models.Model):
         blank=True,
         related_name="home_group",
     )
+    # Moves on with every write to what the group's pages show, in its transaction
+    # (`_groups_turn`): a region of a page is drawn once a version (games/drawn.py).
+    version = models.PositiveBigIntegerField(default=0)
 
     objects = GroupQuerySet.as_manager()
 
@@ -1550,17 +1899,17 @@ class Group(models.Model):
         return sorted(set(matches.values_list("currency", flat=True)))
 
     def balances(self) -> list[SettleUp]:
-        """Each currency's balances over every night and payment of the group (`_nets`), and
-        the payments that settle them: the fewest, as for a night (§11), wherever
-        rules.settle_balances can search for them."""
-        nets = _nets(Result.objects.filter(match__group=self), self.payments.all())
+        """Each currency's balances over every night and payment of the group (`_nets`, of
+        its players' stored sums), and the payments that settle them: the fewest, as for a
+        night (§11), wherever rules.settle_balances can search for them."""
+        nets = _nets(ResultSum.objects.filter(player__group=self).nets(), self.payments.all())
         return [SettleUp(c, net, *rules.settle_balances(net)) for c, net in nets.items()]
 
     @staticmethod
     def balance_of(player: Player) -> dict[str, int]:
         """A player's balance in each currency, as `balances()` has it, read for them alone."""
         mine = Payment.objects.filter(Q(payer=player) | Q(payee=player))
-        nets = _nets(player.results.all(), mine)
+        nets = _nets(player.result_sums.nets(), mine)
         return {c: net[player.name] for c, net in nets.items() if player.name in net}
 
     @transaction.atomic
