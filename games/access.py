@@ -14,7 +14,7 @@ from django.http import Http404, HttpRequest
 from django.shortcuts import get_object_or_404
 from django_htmx.middleware import HtmxDetails
 
-from games.models import Group, Role
+from games.models import Group, Membership, Role
 
 SESSION_KEY = "group"
 
@@ -37,12 +37,33 @@ WHAT_NEEDS = {
 }
 
 
+def memberships(request: HttpRequest) -> dict[int, Membership]:
+    """The signed-in user's memberships by group, each with its group, in the order of the
+    groups' names, read once per request, in one query: their role in each group (`role`),
+    the player they are there, the group a page shows (`picked`) and the others to switch
+    to."""
+    found = request.__dict__.get("_memberships")
+    if found is None:
+        found = {}
+        if request.user.is_authenticated:
+            rows = Membership.objects.filter(user=request.user).select_related("group")
+            found = {m.group_id: m for m in rows.order_by("group__name", "group__pk")}
+        request.__dict__["_memberships"] = found
+    return found
+
+
 def role(request: HttpRequest, group_id: int) -> Role | None:
-    """The signed-in user's role in the group, read once per request."""
-    roles = request.__dict__.setdefault("_group_roles", {})
-    if group_id not in roles:
-        roles[group_id] = Group(pk=group_id).role_of(request.user)
-    return roles[group_id]
+    """The signed-in user's role in the group (`memberships`); None for anyone else. A group
+    not among them is asked of once more: the request may have just made it (an account's
+    own group, made on first need)."""
+    mine = memberships(request)
+    if group_id not in mine and request.user.is_authenticated:
+        joined = Membership.objects.filter(user=request.user, group=group_id)
+        member = joined.select_related("group").first()
+        if member is None:
+            return None
+        mine[group_id] = member
+    return Role(mine[group_id].role)
 
 
 def require(request: HttpRequest, group_id: int, needed: Role = Role.VIEWER) -> Role:
@@ -78,16 +99,16 @@ def group_id(text) -> int | None:
 def picked(request: HttpRequest) -> Group:
     """The group the pages over many matches show: `?group=ID` picks one, and it stays
     picked in this browser; else the one picked before, or the user's own."""
+    mine = memberships(request)
     wanted = request.GET.get("group")
     if wanted is not None:
         pk = group_id(wanted)
-        if pk is None or role(request, pk) is None:
+        if pk is None or pk not in mine:
             raise Http404("No such group.")
         request.session[SESSION_KEY] = pk
-        return Group.objects.get(pk=pk)
+        return mine[pk].group
     pk = request.session.get(SESSION_KEY)
-    if isinstance(pk, int) and role(request, pk) is not None:
-        group = Group.objects.filter(pk=pk).first()
-        if group is not None:
-            return group
-    return Group.home(request.user)
+    if isinstance(pk, int) and pk in mine:
+        return mine[pk].group
+    own = [m.group for m in mine.values() if m.group.home_of_id == request.user.pk]
+    return own[0] if own else Group.home(request.user)

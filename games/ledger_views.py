@@ -28,6 +28,7 @@ from games.models import (
     PaymentsChanged,
     Player,
     Result,
+    ResultSum,
     Role,
 )
 from games.record_views import _amount, _csv, _net_charts, stats_context
@@ -313,7 +314,7 @@ def me(request: SignedInRequest) -> HttpResponse:
         .order_by("group__name", "group__pk")
     )
     players = [m.player for m in mine]
-    results = Result.objects.filter(player__in=players)
+    summed = ResultSum.objects.filter(player__in=players).summed()
     groups = []
     for m in mine:
         assert m.player is not None  # asked for above
@@ -330,8 +331,8 @@ def me(request: SignedInRequest) -> HttpResponse:
     cards = [{**_card(m), "group": m.group} for m in page]
     context = {
         "groups": groups,
-        **stats_context(results),
-        "charts": _net_charts(request.user.get_username(), results),
+        **stats_context(summed),
+        "charts": _net_charts(request.user.get_username(), players, summed),
         "page": page,
         "cards": cards,
         "others": Membership.objects.filter(user=request.user, player__isnull=True)

@@ -21,7 +21,8 @@ from datetime import datetime, time, timedelta
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import connection, models, transaction
-from django.db.models import Count, Exists, F, Max, Min, OuterRef, Q, Sum
+from django.db.models import Count, Exists, F, Max, Min, OuterRef, Q, RowRange, Sum, Window
+from django.db.models.functions import RowNumber
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.functional import cached_property
@@ -492,7 +493,7 @@ def _groups_turn(group_id: int) -> None:
 
     Every write to what the group's pages show takes this turn, so it also moves the group's
     version on (`Group.version`), in the same transaction: a region of a page drawn for a
-    version (games/drawn.py) is never shown once the stored data has changed."""
+    version (games/regions.py) is never shown once the stored data has changed."""
     if not Group.objects.filter(pk=group_id).update(version=F("version") + 1):
         raise Group.DoesNotExist(f"No group {group_id}.")
 
@@ -1438,6 +1439,33 @@ class ResultQuerySet(models.QuerySet["Result"]):
         )
         return [(c, name, night, _net(h, low), at) for c, name, night, h, low, at in rows]
 
+    def running_money(self, shown: dict[str, set[int]]) -> dict[str, list[tuple[datetime, int]]]:
+        """The money won over these results' finished matches played for money, a running
+        total a currency, match by match in the order they began: (when the match began, the
+        total after it) after each match whose place in that order (from 0) is among the
+        currency's `shown`. The database numbers the matches and adds them up; only the rows
+        shown are read."""
+        by = {"partition_by": [F("match__currency")], "order_by": ["match__played_at", "match"]}
+        so_far = {**by, "frame": RowRange(start=None, end=0)}
+        high = F("net_cents") / _HALF
+        rows = (
+            self.finished()
+            .filter(STAKED)
+            .annotate(
+                place=Window(RowNumber(), **by),
+                high=Window(Sum(high), **so_far),
+                low=Window(Sum(F("net_cents") - high * _HALF), **so_far),
+            )
+            .filter(place__in=sorted({i + 1 for places in shown.values() for i in places}))
+            .order_by("match__currency", "place")
+            .values_list("match__currency", "place", "match__played_at", "high", "low")
+        )
+        out: dict[str, list[tuple[datetime, int]]] = {}
+        for currency, place, played_at, high, low in rows:
+            if place - 1 in shown.get(currency, ()):
+                out.setdefault(currency, []).append((played_at, _net(high, low)))
+        return out
+
     def money(self) -> dict[str, int]:
         """Net money in cents by currency, over the finished matches played for money."""
         rows = self.finished().filter(STAKED).values_list("match__currency")
@@ -1510,26 +1538,28 @@ class Summed:
     """What a player's statistics, record and chart read of their sums (`ResultSum`), as
     `ResultQuerySet` adds them up from every result: `stats()`, `stats_by_preset()`,
     `money()` and `money_by_preset()`; and how many finished matches were played for money in
-    each currency (the points of their chart)."""
+    each currency, and when the first of them began (the points of their chart)."""
 
     stats: dict[str, int]
     by_preset: dict[str, dict[str, int]]
     money: dict[str, int]
     money_by_preset: dict[str, dict[str, int]]
     staked: dict[str, int]
+    first: dict[str, datetime]
 
 
 class ResultSumQuerySet(models.QuerySet["ResultSum"]):
     def summed(self) -> Summed:
         """These sums added up, from one query of a few rows."""
         rows = self.order_by("currency", "preset").values(
-            "preset", "currency", *COUNTED, "net_high", "net_low"
+            "preset", "currency", *COUNTED, "net_high", "net_low", "first"
         )
         stats = dict.fromkeys(("played", "finished", "won", *TALLY_FIELDS), 0)
         by_preset: dict[str, dict[str, int]] = {}
         money: dict[str, int] = {}
         money_by_preset: dict[str, dict[str, int]] = {}
         staked: dict[str, int] = {}
+        first: dict[str, datetime] = {}
         for row in rows:
             preset, currency = row["preset"], row["currency"]
             mine = by_preset.setdefault(preset, dict.fromkeys(stats, 0))
@@ -1542,8 +1572,10 @@ class ResultSumQuerySet(models.QuerySet["ResultSum"]):
                 preset_money = money_by_preset.setdefault(preset, {})
                 preset_money[currency] = preset_money.get(currency, 0) + cents
                 staked[currency] = staked.get(currency, 0) + row["staked"]
+                first[currency] = min(first.get(currency, row["first"]), row["first"])
         order = sorted(by_preset, key=lambda preset: (-by_preset[preset]["played"], preset))
-        return Summed(stats, {p: by_preset[p] for p in order}, money, money_by_preset, staked)
+        by_preset = {preset: by_preset[preset] for preset in order}
+        return Summed(stats, by_preset, money, money_by_preset, staked, first)
 
     def nets(self):
         """(currency, name, net_high, net_low, first) of each player with a finished match
@@ -1846,7 +1878,7 @@ class Group(models.Model):
         related_name="home_group",
     )
     # Moves on with every write to what the group's pages show, in its transaction
-    # (`_groups_turn`): a region of a page is drawn once a version (games/drawn.py).
+    # (`_groups_turn`): a region of a page is drawn once a version (games/regions.py).
     version = models.PositiveBigIntegerField(default=0)
 
     objects = GroupQuerySet.as_manager()
@@ -1883,7 +1915,7 @@ class Group(models.Model):
         return group_or_user if isinstance(group_or_user, Group) else cls.home(group_or_user)
 
     def role_of(self, user) -> Role | None:
-        """The user's role in the group; None for anyone else (access.role asks this)."""
+        """The user's role in the group; None for anyone else."""
         if not user.is_authenticated:
             return None
         role = self.memberships.filter(user=user).values_list("role", flat=True).first()
