@@ -16,7 +16,7 @@ import operator
 import secrets
 from collections import Counter
 from dataclasses import asdict, dataclass, fields, replace
-from datetime import datetime, time, timedelta
+from datetime import UTC, datetime, time, timedelta
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
@@ -63,6 +63,23 @@ def _fetch(sql: str, *params) -> list[tuple]:
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
         return cursor.fetchall()
+
+
+def _latest(sql: str, partitions: list[tuple]) -> list[tuple]:
+    """The rows of `sql` (the latest rows of one partition, through its index) for each of
+    `partitions` (its parameters), in one statement, however long the history behind them."""
+    if not partitions:
+        return []
+    union = " UNION ALL ".join(f"SELECT * FROM ({sql}) latest_{i}" for i in range(len(partitions)))
+    return _fetch(union, *(param for params in partitions for param in params))
+
+
+def _moment(value) -> datetime:
+    """A timestamp as a query written out reads it: on SQLite, a time without its zone (UTC,
+    as Django writes it there), or its text; on PostgreSQL, the moment itself."""
+    if isinstance(value, str):
+        value = datetime.fromisoformat(value)
+    return value if value.tzinfo else value.replace(tzinfo=UTC)
 
 
 # What a hand's row keeps of the engine's verdict on it (see `hand_verdict`).
@@ -538,6 +555,20 @@ class PaymentQuerySet(models.QuerySet["Payment"]):
         return list(rows.order_by())
 
 
+# A player's latest payments in a currency: made (%s, %s, and how many) and received.
+LATEST_PAYMENTS_SQL = """
+    SELECT id FROM (
+        SELECT id FROM games_payment WHERE payer_id = %s AND currency = %s
+        ORDER BY paid_at DESC, id DESC LIMIT %s
+    ) made
+    UNION ALL
+    SELECT id FROM (
+        SELECT id FROM games_payment WHERE payee_id = %s AND currency = %s
+        ORDER BY paid_at DESC, id DESC LIMIT %s
+    ) received
+"""
+
+
 class Payment(models.Model):
     """Money that moved from one player of a group to another: a night's transfer marked
     paid, part of what someone owes, cash at the door. A record: once stored it is changed by
@@ -566,6 +597,11 @@ class Payment(models.Model):
 
     class Meta:
         ordering = ["-paid_at", "-pk"]
+        # A balance's workings read a player's latest payments, made and received.
+        indexes = [
+            models.Index(fields=["payer", "currency", "-paid_at", "-id"], name="payment_made"),
+            models.Index(fields=["payee", "currency", "-paid_at", "-id"], name="payment_received"),
+        ]
         constraints = [
             models.CheckConstraint(
                 condition=Q(amount_cents__gt=0, amount_cents__lte=rules.MAX_STAKE_CENTS),
@@ -584,6 +620,14 @@ class Payment(models.Model):
 
     def get_absolute_url(self) -> str:
         return reverse("games:balances", args=[self.group_id])
+
+    @staticmethod
+    def latest(keys: list[tuple[int, str]], most: int) -> list[Payment]:
+        """Of each (player, currency) of `keys`, the `most` latest payments they made and the
+        `most` latest they received, with their payers and payees, the latest first."""
+        rows = _latest(LATEST_PAYMENTS_SQL, [(*key, most, *key, most) for key in keys])
+        found = Payment.objects.filter(pk__in={pk for (pk,) in rows})
+        return list(found.select_related("payer", "payee").order_by("-paid_at", "-pk"))
 
     @staticmethod
     def check_fits(group_id: int, payer: Player, payee: Player, cents: int, currency: str) -> None:
@@ -1639,6 +1683,12 @@ class ResultSum(models.Model):
         return self.player.get_absolute_url()
 
 
+LATEST_NIGHTS_SQL = """
+    SELECT player_id, currency, night_id, net_high, net_low, started FROM games_nightsum
+    WHERE player_id = %s AND currency = %s ORDER BY started DESC, night_id LIMIT %s
+"""
+
+
 class NightSum(models.Model):
     """A player's money over the finished matches of one night played for money in one
     currency, and when the first of them began: what a balance's workings list night by
@@ -1668,6 +1718,18 @@ class NightSum(models.Model):
 
     def get_absolute_url(self) -> str:
         return self.night.get_absolute_url()
+
+    @staticmethod
+    def latest(keys: list[tuple[int, str]], most: int) -> dict[tuple[int, str], list[tuple]]:
+        """The `most` latest nights of each (player, currency) of `keys`: (night, net, when
+        the player began there), the latest first."""
+        rows = _latest(LATEST_NIGHTS_SQL, [(*key, most) for key in keys])
+        out: dict[tuple[int, str], list[tuple]] = {}
+        for player, currency, night, high, low, started in rows:
+            out.setdefault((player, currency), []).append(
+                (night, _net(high, low), _moment(started))
+            )
+        return out
 
 
 def _parts(match: Match, results: list[dict], finished: bool) -> tuple[dict, dict]:
@@ -1928,7 +1990,7 @@ class Group(models.Model):
     def currencies(self) -> list[str]:
         """The currencies the group has played for money in: what a payment may be in."""
         matches = Match.objects.filter(group=self).filter(_staked())
-        return sorted(set(matches.values_list("currency", flat=True)))
+        return sorted(set(matches.order_by().values_list("currency", flat=True).distinct()))
 
     def balances(self) -> list[SettleUp]:
         """Each currency's balances over every night and payment of the group (`_nets`, of

@@ -255,3 +255,81 @@ def test_the_migration_sums_the_results_stored_before_it():
     executor.migrate(latest)
     assert stored(group) == sums
     assert_sums_are_the_results_added_up(group)
+
+
+def test_a_balance_s_workings_read_only_what_they_show_and_sum_up_the_rest(user):
+    """The workings of every balance, as reading every night and every payment of the group
+    would list them: the latest WORKINGS_SHOWN of each, newest first, the rest summed."""
+    from games import ledger_views
+    from games.models import Payment
+
+    rnd = random.Random(5)
+    group = Group.home(user)
+    monday = timezone.now() - timedelta(days=200)
+    euros = rules.Stakes(per_game=100, currency="EUR")
+    for week in range(20):
+        hands = rnd.choice([[SWEEP], [CLUB, SWEEP]])
+        stakes = euros if week % 5 == 0 else STAKES[1]
+        make_match(user, hands=hands, stakes=stakes, played_at=monday + timedelta(7 * week))
+    people = list(Player.objects.filter(group=group))
+    for i in range(40):
+        payer, payee = rnd.sample(people, 2)
+        currency = "EUR" if i % 7 == 0 else "USD"
+        paid_at = monday + timedelta(days=rnd.randrange(180))
+        Payment.objects.create(
+            group=group,
+            payer=payer,
+            payee=payee,
+            amount_cents=rnd.randrange(1, 900),
+            currency=currency,
+            paid_at=paid_at,
+        )
+    balances = group.balances()
+    workings = ledger_views._workings(group, balances, people)
+    shown = ledger_views.WORKINGS_SHOWN
+    nights = Result.objects.filter(match__group=group).nets_by_night()
+    payments = group.payments.select_related("payer", "payee").order_by("-paid_at", "-pk")
+    expected: dict = {}
+    for s in balances:
+        for name in s.net:
+            expected[s.currency, name] = {
+                "nights": [],
+                "earlier_nights": [0, 0],
+                "payments": [],
+                "earlier_payments": [0, 0],
+            }
+    for currency, name, night, net, started in nights:
+        mine = expected[currency, name]
+        if len(mine["nights"]) < shown:
+            mine["nights"].append((night, net, started))
+        else:
+            mine["earlier_nights"] = [
+                mine["earlier_nights"][0] + 1,
+                mine["earlier_nights"][1] + net,
+            ]
+    for p in payments:
+        for name, cents in ((p.payer.name, p.amount_cents), (p.payee.name, -p.amount_cents)):
+            mine = expected[p.currency, name]
+            if len(mine["payments"]) < shown:
+                mine["payments"].append((p.pk, cents))
+            else:
+                earlier = mine["earlier_payments"]
+                mine["earlier_payments"] = [earlier[0] + 1, earlier[1] + cents]
+    got = {
+        key: {
+            "nights": [
+                (int(w["url"].strip("/").split("/")[-1]), w["cents"], w["started"])
+                for w in entry["nights"]
+            ],
+            "earlier_nights": [entry["earlier_nights"]["count"], entry["earlier_nights"]["cents"]],
+            "payments": [(w["payment"].pk, w["cents"]) for w in entry["payments"]],
+            "earlier_payments": [
+                entry["earlier_payments"]["count"],
+                entry["earlier_payments"]["cents"],
+            ],
+        }
+        for key, entry in workings.items()
+    }
+    assert got == expected
+    assert any(e["earlier_nights"][0] for e in expected.values())
+    assert any(e["earlier_payments"][0] for e in expected.values())
