@@ -14,7 +14,7 @@ from django.http import Http404, HttpRequest
 from django.shortcuts import get_object_or_404
 from django_htmx.middleware import HtmxDetails
 
-from games.models import Group, Membership, Role
+from games.models import Group, Membership, Night, Player, Role, memberships_of, row_of
 
 SESSION_KEY = "group"
 
@@ -46,8 +46,7 @@ def memberships(request: HttpRequest) -> dict[int, Membership]:
     if found is None:
         found = {}
         if request.user.is_authenticated:
-            rows = Membership.objects.filter(user=request.user).select_related("group")
-            found = {m.group_id: m for m in rows.order_by("group__name", "group__pk")}
+            found = {m.group_id: m for m in memberships_of(request.user.pk)}
         request.__dict__["_memberships"] = found
     return found
 
@@ -77,6 +76,27 @@ def require(request: HttpRequest, group_id: int, needed: Role = Role.VIEWER) -> 
         ask = "".join(f" Ask {owner} to make you {become}." for owner in owners)
         raise PermissionDenied(WHAT_NEEDS[needed] + ask)
     return have
+
+
+# The largest id a row can have (a 64-bit column).
+LAST_ID = 2**63 - 1
+
+
+def get_of_group(request: HttpRequest, model: type[Player] | type[Night], pk, needed=Role.VIEWER):
+    """The player or night of this id (as a URL or a query names it, read as the ORM reads
+    `pk=`: 404 for what no row can have) of one of the user's groups, with the role checked
+    (`require`) and its group, with the version read with it before anything else of the
+    group, from `memberships`."""
+    try:
+        pk = int(pk)
+    except (TypeError, ValueError):
+        raise Http404("No such page.") from None
+    row = row_of(model, pk) if 1 <= pk <= LAST_ID else None
+    if row is None:
+        raise Http404("No such page.")
+    require(request, row.group_id, needed)
+    row.group = memberships(request)[row.group_id].group
+    return row
 
 
 def get(request: HttpRequest, queryset, needed: Role = Role.VIEWER, **lookup):

@@ -1489,16 +1489,21 @@ class ResultQuerySet(models.QuerySet["Result"]):
         total after it) after each match whose place in that order (from 0) is among the
         currency's `shown`. The database numbers the matches and adds them up; only the rows
         shown are read."""
-        by = {"partition_by": [F("match__currency")], "order_by": ["match__played_at", "match"]}
-        so_far = {**by, "frame": RowRange(start=None, end=0)}
+        currency, order = F("match__currency"), ["match__played_at", "match"]
+        so_far = RowRange(start=None, end=0)
         high = F("net_cents") / _HALF
         rows = (
             self.finished()
             .filter(STAKED)
             .annotate(
-                place=Window(RowNumber(), **by),
-                high=Window(Sum(high), **so_far),
-                low=Window(Sum(F("net_cents") - high * _HALF), **so_far),
+                place=Window(RowNumber(), partition_by=currency, order_by=order),
+                high=Window(Sum(high), partition_by=currency, order_by=order, frame=so_far),
+                low=Window(
+                    Sum(F("net_cents") - high * _HALF),
+                    partition_by=currency,
+                    order_by=order,
+                    frame=so_far,
+                ),
             )
             .filter(place__in=sorted({i + 1 for places in shown.values() for i in places}))
             .order_by("match__currency", "place")
@@ -1809,24 +1814,24 @@ def _move_sums(
         return
     wanted = Q(night=night_before, player__in=old_nights) | Q(night=night, player__in=new_nights)
     rows = {
-        (s.night_id, s.player_id): s for s in NightSum.objects.filter(wanted, currency=currency)
+        (n.night_id, n.player_id): n for n in NightSum.objects.filter(wanted, currency=currency)
     }
     nights = []
     for (on, player), (was, now) in parts.items():
         moved = {name: now.get(name, 0) - was.get(name, 0) for name in ("matches", "net")}
         if not any(moved.values()):
             continue
-        s = rows.get((on, player)) or NightSum(
+        n = rows.get((on, player)) or NightSum(
             night_id=on, player_id=player, currency=currency, started=at
         )
-        s.matches += moved["matches"]
-        s.net_high, s.net_low = _split(_net(s.net_high, s.net_low) + moved["net"])
+        n.matches += moved["matches"]
+        n.net_high, n.net_low = _split(_net(n.net_high, n.net_low) + moved["net"])
         if now:
-            s.started = min(s.started, at)
-        elif s.matches and s.started == at:  # their first such match that night has gone
+            n.started = min(n.started, at)
+        elif n.matches and n.started == at:  # their first such match that night has gone
             mine = Result.objects.filter(player=player, match__night=on)
-            s.started = _first_counted(mine.filter(match__currency=currency)) or at
-        nights.append(s)
+            n.started = _first_counted(mine.filter(match__currency=currency)) or at
+        nights.append(n)
     _save(NightSum, nights, "matches", ["matches", "net_high", "net_low", "started"])
 
 
@@ -2094,6 +2099,49 @@ class Membership(models.Model):
 
     def get_absolute_url(self) -> str:
         return self.group.get_absolute_url()
+
+
+# What a page over a group reads first: the user's memberships with their groups (the role,
+# the group's version, the switch between groups) and the player or night it shows. Django's
+# building of these queries costs many times their running (bench/records_bench.py): they are
+# written out, and their rows made into instances as the ORM would load them.
+
+
+def _columns(model, alias: str) -> str:
+    return ", ".join(f"{alias}.{field.column}" for field in model._meta.concrete_fields)
+
+
+def _loaded(model, values):
+    """An instance of `model` from its columns (`_columns`) as a query written out read them."""
+    fields = model._meta.concrete_fields
+    values = [
+        _moment(value) if isinstance(field, models.DateTimeField) and value is not None else value
+        for field, value in zip(fields, values, strict=True)
+    ]
+    return model.from_db(connection.alias, [field.attname for field in fields], values)
+
+
+def memberships_of(user_id: int) -> list[Membership]:
+    """The user's memberships, each with its group, in the order of the groups' names."""
+    sql = (
+        f"SELECT {_columns(Membership, 'm')}, {_columns(Group, 'g')} FROM games_membership m "
+        "JOIN games_group g ON g.id = m.group_id WHERE m.user_id = %s ORDER BY g.name, g.id"
+    )
+    width = len(Membership._meta.concrete_fields)
+    found = []
+    for row in _fetch(sql, user_id):
+        member = _loaded(Membership, row[:width])
+        member.group = _loaded(Group, row[width:])
+        found.append(member)
+    return found
+
+
+def row_of(model, pk: int):
+    """The row of `model` (a player, a night) of this id, with its own columns only, or None."""
+    rows = _fetch(
+        f"SELECT {_columns(model, 't')} FROM {model._meta.db_table} t WHERE t.id = %s", pk
+    )
+    return _loaded(model, rows[0]) if rows else None
 
 
 def new_invite_token() -> str:

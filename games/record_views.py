@@ -31,7 +31,7 @@ from games.views import _partial, _switch
 
 
 def _get_night(request: HttpRequest, pk: int, needed: Role = Role.VIEWER) -> Night:
-    return access.get(request, Night.objects.select_related("group"), needed, pk=pk)
+    return access.get(request, Night, needed, pk=pk)
 
 
 def _workings(matches: list[Match]) -> dict[tuple[str, str], list[dict]]:
@@ -135,7 +135,7 @@ def _night_context(night: Night, can_score: bool) -> dict:
 @require_http_methods(["GET"])
 @vary_on_headers("HX-Request")
 def night_detail(request: SignedInRequest, pk: int) -> HttpResponse:
-    night = _get_night(request, pk)
+    night = access.get_of_group(request, Night, pk)
     can_score = access.require(request, night.group_id).allows(Role.SCORER)
     template = _partial(request, "games/night_detail.html", "settle-up")
     if template.endswith("#settle-up"):
@@ -404,7 +404,7 @@ def _player_context(request: SignedInRequest, player: Player, **more) -> dict:
 @login_required
 @require_http_methods(["GET"])
 def player_detail(request: SignedInRequest, pk: int) -> HttpResponse:
-    player = access.get(request, Player.objects.select_related("group"), pk=pk)
+    player = access.get_of_group(request, Player, pk)
     can_score = access.require(request, player.group_id).allows(Role.SCORER)
 
     def draw():

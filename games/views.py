@@ -783,12 +783,7 @@ def match_delete(request: SignedInRequest, pk: int) -> HttpResponse:
 def match_list(request: SignedInRequest) -> HttpResponse:
     player = None
     if request.GET.get("player"):
-        mine = Player.objects.filter(group__memberships__user=request.user)
-        field = forms.ModelChoiceField(mine.select_related("group"))
-        try:
-            player = field.clean(request.GET["player"])
-        except ValidationError:
-            raise Http404("No such player.") from None
+        player = access.get_of_group(request, Player, request.GET["player"])
         group = player.group
     else:
         group = access.picked(request)
