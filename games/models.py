@@ -364,12 +364,16 @@ class Night(models.Model):
 
     def __str__(self) -> str:
         first = self.matches.order_by("played_at").values_list("played_at", flat=True).first()
-        if first is None:
-            return "An empty night"
-        return Night.title(first, self._shares_its_day(first))
+        return self.titled(first)
 
     def get_absolute_url(self) -> str:
         return reverse("games:night_detail", args=[self.pk])
+
+    def titled(self, first) -> str:
+        """Its title, its first match having begun at `first` (None: it has no match)."""
+        if first is None:
+            return "An empty night"
+        return Night.title(first, self._shares_its_day(first))
 
     def _shares_its_day(self, first) -> bool:
         """Whether another night of the group began on the local day this one began (`first`)

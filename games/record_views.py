@@ -142,10 +142,15 @@ def night_detail(request: SignedInRequest, pk: int) -> HttpResponse:
         return render(request, template, _night_context(night, can_score))
 
     def draw():
-        """The night's page, drawn once a version of the group."""
+        """The night's page, drawn once a version of the group; the choice of nights to move
+        a match to drawn once for all its matches."""
         context = _night_context(night, can_score)
+        matches = context["matches"]
+        context["night_title"] = night.titled(matches[0].played_at if matches else None)
+        options = "games/night_detail.html#move-options"
+        context["move_options"] = regions.partial(request, options, context) if can_score else ""
         page = regions.partial(request, "games/night_detail.html#night", context)
-        return {"night_title": str(night), "night_page": page}, None
+        return {"night_title": context["night_title"], "night_page": page}, None
 
     drawn = regions.region(request, night.group, "night", (night.pk, can_score), draw)
     return render(request, template, {"night": night, **drawn})
