@@ -779,6 +779,15 @@ def match_delete(request: SignedInRequest, pk: int) -> HttpResponse:
     return render(request, "games/match_delete.html", _summary(match))
 
 
+class _Counted(Paginator):
+    """A paginator told how many there are (a player's stored count of their matches), so
+    that it never counts them."""
+
+    def __init__(self, object_list, per_page: int, count: int):
+        super().__init__(object_list, per_page)
+        self.__dict__["count"] = count
+
+
 @login_required
 def match_list(request: SignedInRequest) -> HttpResponse:
     player = None
@@ -793,15 +802,18 @@ def match_list(request: SignedInRequest) -> HttpResponse:
     def draw():
         """The list (and the player's record), drawn once a version of the group."""
         matches = _listed(group)
+        record = None
+        paginator = Paginator(matches, 20)
         if player is not None:
-            matches = matches.filter(results__player=player)
-        page = Paginator(matches, 20).get_page(number)
+            record = player.totals()
+            paginator = _Counted(matches.filter(results__player=player), 20, record["played"])
+        page = paginator.get_page(number)
         context = {
             "page": page,
             "cards": [_card(m) for m in page],
             "players": Player.objects.filter(group=group),
             "player": player,
-            "record": player.totals() if player else None,
+            "record": record,
             "group": group,
             "can_score": can_score,
             "import_limits": import_limits(),
