@@ -7,8 +7,9 @@ version is drawn once: the next request at that version takes it from the shared
 (`CACHE_URL`). The version is read with the group, before anything the region shows, so a
 region drawn from it is never older than it, and none drawn for an older version is ever
 found again. The key holds whatever else the drawing depends on (the viewer's role, the page
-of a list, ...), the group's id and the moment it was made (ids of a dropped database are
-used again) and a digest of the app's templates and code (a new release draws anew).
+of a list, the time zone, ...), the group's id and the moment it was made (ids of a dropped
+database are used again) and a digest of the app's templates and code (a new release draws
+anew).
 
 A region that holds a form is drawn with marks where each request puts its own CSRF token.
 """
@@ -62,7 +63,8 @@ def region(
     version, else taken from the cache. `draw()` gives the region's pieces of text, drawn
     with `CSRF_MARK` as the CSRF token, and when the drawing goes out of date without any
     write, if it does ("Tonight's settle-up" is another night's 12 hours on), or None."""
-    words = (name, group.pk, group.created.isoformat(), group.version, DIGEST, *parts)
+    when = timezone.get_current_timezone_name()  # the clock times a region shows
+    words = (name, group.pk, group.created.isoformat(), group.version, DIGEST, when, *parts)
     key = "region:" + hashlib.sha256(repr(words).encode()).hexdigest()
     kept = cache.get(key)
     now = timezone.now()

@@ -820,7 +820,7 @@ def match_list(request: SignedInRequest) -> HttpResponse:
         }
         return {"listed": regions.partial(request, "games/match_list.html#listed", context)}, None
 
-    parts = (can_score, player and player.pk, number)
+    parts = (can_score, player and player.pk, number, import_limits())
     return render(
         request,
         "games/match_list.html",
