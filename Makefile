@@ -4,8 +4,9 @@ PY := $(VENV)/bin/python
 HOST ?= 0.0.0.0
 PORT ?= 8000
 CHROMIUM := /usr/bin/chromium
+HAPROXY := /usr/sbin/haproxy
 
-.PHONY: install run test lint typecheck chromium bench
+.PHONY: install run test lint typecheck chromium haproxy bench
 
 $(VENV)/.installed: pyproject.toml
 	python3 -m venv $(VENV)
@@ -18,6 +19,10 @@ install: $(VENV)/.installed
 # The browser tests drive Debian's Chromium (Playwright's own download does not work here).
 chromium:
 	@test -x $(CHROMIUM) || (apt-get update -qq && apt-get install -y -qq chromium)
+
+# The scale-out bench puts Debian's HAProxy in front of two app servers.
+haproxy:
+	@test -x $(HAPROXY) || (apt-get update -qq && apt-get install -y -qq haproxy)
 
 run: install
 	$(PY) manage.py migrate --noinput
@@ -36,10 +41,11 @@ lint: install typecheck
 typecheck: install
 	$(VENV)/bin/mypy games scorekeeper
 
-bench: install
+bench: install haproxy
 	$(PY) bench/replay_bench.py
 	$(PY) bench/pages_bench.py
 	$(PY) bench/records_bench.py
 	$(PY) bench/me_bench.py
 	$(PY) bench/race_bench.py
 	$(PY) bench/undated_bench.py
+	$(PY) bench/scaleout_bench.py

@@ -101,7 +101,14 @@ def get_of_group(request: HttpRequest, model: type[Player] | type[Night], pk, ne
 
 def get(request: HttpRequest, queryset, needed: Role = Role.VIEWER, **lookup):
     """The object of one of the user's groups, with the role checked (`require`)."""
-    obj = get_object_or_404(queryset, **lookup)
+    return checked(request, get_object_or_404(queryset, **lookup), needed)
+
+
+def checked(request: HttpRequest, obj, needed: Role = Role.VIEWER):
+    """`obj`, found in one of the user's groups (None is found nowhere: 404), with the
+    role checked (`require`)."""
+    if obj is None:
+        raise Http404("No such page.")
     require(request, obj.pk if isinstance(obj, Group) else obj.group_id, needed)
     return obj
 

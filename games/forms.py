@@ -111,7 +111,7 @@ class MatchForm(forms.Form):
     per_game = CentsField(label="A game", required=False)
     per_point = CentsField(label="A point", required=False)
     per_set = CentsField(label="A set", required=False)
-    currency = forms.CharField(max_length=16, required=False, initial="USD")
+    currency = forms.CharField(max_length=rules.CURRENCY_LENGTH, required=False, initial="USD")
 
     SEATS = ("seat_0", "seat_1", "seat_2", "seat_3")
     STAKES = rules.STAKE_NAMES

@@ -49,6 +49,27 @@ class PrivatePagesMiddleware:
         return response
 
 
+class WrongMethodMiddleware:
+    """The address a form sends to, opened as a page (a bookmark, a link shared from the
+    address bar), would be Django's blank 405: a page in words instead, with the way back."""
+
+    WORDS = (
+        "This address takes what a form of the score keeper sends; it has no page of its own. "
+        "Nothing was changed."
+    )
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        response = self.get_response(request)
+        if response.status_code != 405 or response.content:
+            return response
+        refused = refuse(request, 405, self.WORDS)
+        refused["Allow"] = response["Allow"]
+        return refused
+
+
 class HealthMiddleware:
     """/healthz: 200 "ok" once the database answers a query, 503 otherwise, for a monitor or
     a proxy's health check. It answers before the host and HTTPS checks, so that a check on

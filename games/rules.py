@@ -292,6 +292,9 @@ def format_money(cents: int) -> str:
 # The longest name a player can have, in characters: the database column, the new-match form,
 # a rename and an import all ask this.
 NAME_LENGTH = 40
+# The longest currency label ("USD", "$", "quarters"): the database columns of a match and a
+# payment, the new-match form and an import all ask this.
+CURRENCY_LENGTH = 16
 
 PLAIN_NAME = (
     "A name can hold letters, digits, signs and spaces, but no control character "

@@ -55,12 +55,10 @@ def _go(request: HtmxRequest, to) -> HttpResponse:
 
 
 def _get_match(request: HttpRequest, pk: int, needed: Role = Role.VIEWER) -> Match:
-    return access.get(request, Match, needed, pk=pk)
+    return access.checked(request, Match.objects.one(pk), needed)
 
 
 HISTORY_SHOWN = 5  # the latest hands under the board; the rest on demand
-POLL_EVERY = "2s"  # how often a board left open asks whether its match changed
-POLL_EVERY_FINISHED = "10s"  # less often once it is won; an Undo can reopen it
 
 
 def _cell(name: str, change: int, score: int) -> dict:
@@ -115,7 +113,9 @@ def _summary(match: Match, replayed=None, all_hands: bool = False, me=None) -> d
         "preset": rules.PRESETS[match.preset],
         "house_rules": words.house_rules_words(match.preset, state.ruleset),
         "rules_words": words.rules_in_words(state.ruleset, stakes),
-        "poll_every": POLL_EVERY_FINISHED if state.finished else POLL_EVERY,
+        # How often a board left open asks whether its match changed: less often once it is
+        # won (an Undo can reopen it).
+        "poll_every": f"{settings.POLL_SECONDS_WON if state.finished else settings.POLL_SECONDS}s",
         "all_hands": all_hands,
     }
 
@@ -154,6 +154,7 @@ def _board(
     notice: str | None = None,
     status: int = 200,
     replayed=None,
+    redrawn: int = 0,
 ) -> HttpResponse:
     role = access.require(request, match.group_id)
     key = _board_key(request, match, role) if form is None and notice is None else None
@@ -168,6 +169,11 @@ def _board(
     }
     if drawn is None:
         context.update(_summary(match, replayed, _all_hands(request), me=request.user))
+        if replayed is None and redrawn < 3 and match.moved_on():
+            # A save landed between reading the match and its hands: never a board whose
+            # hands are newer than its version (a Save from it would be refused as stale).
+            fresh = access.checked(request, Match.objects.one(match.pk))
+            return _board(request, fresh, form, notice, status, redrawn=redrawn + 1)
         state: rules.MatchState = context["state"]
         if not role.allows(Role.SCORER):
             form = None
@@ -994,6 +1000,7 @@ TOO_MANY_RESETS = (
 REFUSED_TITLES = {
     400: "That couldn't be read",
     403: "Nothing was saved",
+    405: "Not a page to open",
     413: "Too much at once",
     429: "Too many tries",
     503: "Try again in a moment",
@@ -1035,6 +1042,20 @@ def bad_request(request: HttpRequest, exception=None) -> HttpResponse:
     else:
         words = "The score keeper couldn't read that request, so nothing was saved."
     return refuse(request, 400, words)
+
+
+GONE = (
+    "This match or page is no longer here for you: it was deleted, or you are no longer in "
+    "its group."
+)
+
+
+def not_found(request: HttpRequest, exception=None) -> HttpResponse:
+    """404: the page says so; a board left open (its poll) shows the words too, rather than
+    "something went wrong", where its match was deleted or its reader removed from the group."""
+    response = render(request, "404.html", status=404)
+    response["X-Problem"] = quote(GONE)
+    return response
 
 
 def csrf_failure(request: HttpRequest, reason: str = "") -> HttpResponse:

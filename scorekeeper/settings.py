@@ -88,6 +88,7 @@ MIDDLEWARE = [
     "django_htmx.middleware.HtmxMiddleware",
     "games.middleware.HtmxLoginMiddleware",
     "games.middleware.PrivatePagesMiddleware",
+    "games.middleware.WrongMethodMiddleware",
     # Nothing above reads the body (CSRF reads it in process_view, after every middleware's
     # __call__): the limits refuse a body before it is read, and their answer still gets the
     # headers of every page.
@@ -137,12 +138,21 @@ elif DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 
+# The most boards the database cache keeps: a board a phone at each of several thousand tables.
+DB_CACHE_ENTRIES = 20_000
+
+
 def cache_from_url(url: str) -> dict:
     """The shared cache every worker and every server sees (drawn boards): the database's
     own cache table by default (made by migration 0012), or Redis or Memcached."""
     scheme, _, rest = url.partition("://")
     if scheme == "db":
-        return {"BACKEND": "django.core.cache.backends.db.DatabaseCache", "LOCATION": rest}
+        # Django's default of 300 entries would cull live boards past about a hundred tables.
+        return {
+            "BACKEND": "django.core.cache.backends.db.DatabaseCache",
+            "LOCATION": rest,
+            "OPTIONS": {"MAX_ENTRIES": DB_CACHE_ENTRIES},
+        }
     if scheme in ("redis", "rediss"):
         return {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": url}
     if scheme == "memcached":
@@ -150,6 +160,11 @@ def cache_from_url(url: str) -> dict:
         return {"BACKEND": backend, "LOCATION": rest}
     raise ValueError(f"CACHE_URL must start with db://, redis:// or memcached://, not {url!r}")
 
+
+# How often a board left open asks whether its match changed (an unchanged one answers 204),
+# in seconds: while it is played, and once it is won.
+POLL_SECONDS = 2
+POLL_SECONDS_WON = 10
 
 CACHE_TABLE = "games_cache"
 CACHES = {"default": cache_from_url(os.getenv("CACHE_URL") or f"db://{CACHE_TABLE}")}

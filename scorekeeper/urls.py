@@ -5,6 +5,7 @@ from django.urls import include, path
 from games.views import PasswordReset, mail_only
 
 handler400 = "games.views.bad_request"
+handler404 = "games.views.not_found"
 
 urlpatterns = [
     path("admin/", admin.site.urls),

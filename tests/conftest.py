@@ -1,15 +1,31 @@
 import io
 import json
 import os
+from contextlib import contextmanager
 
 import pytest
 from django.core.management import call_command
+from django.db import transaction
 from hypothesis import settings as hypothesis_settings
 
-# CI runs Hypothesis derandomised (HYPOTHESIS_PROFILE=ci in .ci/run): the same examples every
-# run, so that a landing never fails on an example no earlier run tried.
-hypothesis_settings.register_profile("ci", derandomize=True, print_blob=True)
+# No example has a deadline: how long one takes is the machine's load, not the app's
+# correctness (speed is measured in bench/). CI runs Hypothesis derandomised
+# (HYPOTHESIS_PROFILE=ci in .ci/run): the same examples every run, so that a landing never
+# fails on an example no earlier run tried.
+hypothesis_settings.register_profile("default", deadline=None)
+hypothesis_settings.register_profile("ci", deadline=None, derandomize=True, print_blob=True)
 hypothesis_settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
+
+
+@contextmanager
+def fresh_database():
+    """One Hypothesis example's own database: what the example stores (matches, sessions,
+    throttle counts, cached boards) is rolled back before the next, so that every example
+    starts from what the test's fixtures made, and one that fails fails again on its own
+    when Hypothesis shrinks or replays it."""
+    with transaction.atomic():
+        yield
+        transaction.set_rollback(True)
 
 
 def pytest_collection_modifyitems(items):
@@ -40,9 +56,13 @@ CHROMIUM_ARGS = [
 
 
 @pytest.fixture(autouse=True)
-def _test_settings(settings):
+def _test_settings(request, settings):
     """The manifest storage needs collectstatic; tests serve the files as they are. A real
-    password hash costs a third of a second by design: tests use a fast one."""
+    password hash costs a third of a second by design: tests use a fast one. The browser
+    tests wait for boards on other phones to follow, as a player waits: there a board asks
+    every half second rather than every two."""
+    if "live_server" in request.fixturenames:
+        settings.POLL_SECONDS = 0.5
     settings.STORAGES = {
         **settings.STORAGES,
         "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},

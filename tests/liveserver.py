@@ -29,14 +29,14 @@ NAMES = ("Ann", "Bob", "Cat", "Dan")
 
 
 @contextmanager
-def own_database():
-    """A database URL for the server: a new database on the PostgreSQL server that
-    DATABASE_URL names, or else a SQLite file."""
+def own_database(prefix: str = "live"):
+    """A database URL for the server: a new database (named `prefix`_…) on the PostgreSQL
+    server that DATABASE_URL names, or else a SQLite file."""
     url = os.environ.get("DATABASE_URL", "")
     if url.startswith("postgres"):
         import psycopg
 
-        name = f"live_{uuid.uuid4().hex[:12]}"
+        name = f"{prefix}_{uuid.uuid4().hex[:12]}"
         with psycopg.connect(url, autocommit=True) as conn:
             conn.execute(f'CREATE DATABASE "{name}"')
         try:
@@ -75,9 +75,16 @@ def _free_port() -> int:
 
 
 @contextmanager
-def serve(workers: int = 4, database: str | None = None, migrate: bool = True, **variables):
+def serve(
+    workers: int = 4,
+    database: str | None = None,
+    migrate: bool = True,
+    port: int | None = None,
+    **variables,
+):
     """(base URL, database URL) of gunicorn serving the app, stopped on the way out; on its
-    own database unless given one, with these environment variables set."""
+    own database unless given one, on a free port unless given one, with these environment
+    variables set."""
     with nullcontext(database) if database else own_database() as database:
         env = {**os.environ, "DATABASE_URL": database, "DEBUG": "true", **variables}
         if migrate:
@@ -87,7 +94,7 @@ def serve(workers: int = 4, database: str | None = None, migrate: bool = True, *
                 env=env,
                 check=True,
             )
-        port = _free_port()
+        port = port or _free_port()
         with tempfile.TemporaryFile() as log:
             server = subprocess.Popen(
                 [sys.executable, "-m", "gunicorn", "scorekeeper.wsgi", "--workers", str(workers)]
@@ -103,7 +110,7 @@ def serve(workers: int = 4, database: str | None = None, migrate: bool = True, *
                     try:
                         requests.get(base + "/accounts/login/", timeout=5)
                         break
-                    except requests.ConnectionError:
+                    except (requests.ConnectionError, requests.Timeout):  # still starting
                         time.sleep(0.1)
                 yield base, database
             finally:

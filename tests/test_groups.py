@@ -2,6 +2,7 @@
 
 import html
 from datetime import timedelta
+from urllib.parse import unquote
 
 import pytest
 from django.contrib.auth import get_user_model
@@ -285,6 +286,16 @@ def test_a_removed_member_finds_nothing_at_the_next_request(client, table):
     assert viewer.get(table["match"].get_absolute_url()).status_code == 200
     table["group"].set_role(table["viewer"], None)
     assert Client.get(table["match"].get_absolute_url()).status_code == 404
+
+
+def test_a_board_left_open_by_a_removed_member_says_why_it_stopped(client, table):
+    viewer = as_(client, table["viewer"])
+    board = table["match"].get_absolute_url()
+    table["group"].set_role(table["viewer"], None)
+    poll = viewer.get(board, {"v": table["match"].version, "n": 1}, HTTP_HX_REQUEST="true")
+    assert poll.status_code == 404
+    assert unquote(poll["X-Problem"]).startswith("This match or page is no longer here for you")
+    assert "ask one of its owners for a new invitation" in text(poll)
 
 
 def test_an_owner_changes_roles_and_removes_members(client, table):

@@ -418,7 +418,7 @@ def test_the_first_fault_in_file_order_is_reported():
 presets = st.sampled_from(sorted(rules.PRESETS))
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=100)
 @given(presets, st.integers(0, 2**32))
 def test_parse_of_dump_is_the_same_match(preset, seed):
     rnd = random.Random(seed)
@@ -483,7 +483,7 @@ def _break(hand: dict, ruleset: rules.Ruleset, players, dealer: str, rnd: random
     return rnd.choice(options)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=200)
 @given(presets, st.integers(0, 2**32))
 def test_breaking_one_rule_in_one_hand_names_that_hand_and_rule(preset, seed):
     rnd = random.Random(seed)
@@ -501,7 +501,7 @@ def test_breaking_one_rule_in_one_hand_names_that_hand_and_rule(preset, seed):
     assert (error.hand, error.code) == (k + 1, code), error.message
 
 
-@settings(max_examples=50, deadline=None)
+@settings(max_examples=50)
 @given(presets, st.integers(0, 2**32))
 def test_a_hand_after_the_end_is_refused(preset, seed):
     match = random_match(random.Random(seed), preset, max_hands=400)
@@ -528,7 +528,7 @@ JSON = st.recursive(
 )
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=300)
 @given(st.data())
 def test_any_json_at_all_is_a_match_or_a_rule_error_never_a_crash(data):
     doc = copy.deepcopy(EXAMPLE)
@@ -790,7 +790,7 @@ def test_settle_without_json_writes_the_error_to_stderr(files):
     assert "m2.json: Hand 2: It is Ann's deal, not Dan's. (bad_dealer)" in err
 
 
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=30)
 @given(st.lists(st.tuples(presets, st.integers(0, 2**32)), min_size=1, max_size=4))
 def test_a_night_of_random_matches_nets_to_zero_and_settles_exactly(matches):
     loaded = []

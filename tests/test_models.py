@@ -31,7 +31,7 @@ from games.models import (
 )
 from games.rules import Hand as GameHand
 
-from .conftest import command, make_match
+from .conftest import command, fresh_database, make_match
 from .matches import TABLE, random_hand
 from .test_matchfile import EXAMPLE
 
@@ -432,9 +432,7 @@ def test_the_admins_change_of_the_rows_is_followed_by_the_results(user):
 PRESETS_TRIED = ["standard", "spades-21", "three-15", "dirty-clubs", "short-15"]
 
 
-@settings(
-    max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
-)
+@settings(max_examples=25, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(
     preset=st.sampled_from(PRESETS_TRIED),
     seed=st.integers(0, 10**6),
@@ -446,6 +444,11 @@ PRESETS_TRIED = ["standard", "spades-21", "three-15", "dirty-clubs", "short-15"]
     ),
 )
 def test_every_write_keeps_the_results_true_to_a_replay(user, preset, seed, steps):
+    with fresh_database():  # no example meets another's matches, players or night
+        write_and_check(user, preset, seed, steps)
+
+
+def write_and_check(user, preset, seed, steps):
     rnd = random.Random(seed)
     ruleset = rules.make_ruleset(preset, starting_score=8 if preset != "spades-21" else 6)
     names = TABLE[: rnd.choice(ruleset.players)]
@@ -805,3 +808,12 @@ def test_a_match_is_played_for_money_in_the_database_as_the_engine_says(user):
     staked = set(Result.objects.filter(STAKED).values_list("match", flat=True))
     assert staked == {pk for pk, stakes in matches.items() if stakes}
     assert [bool(stakes) for stakes in every] == [False, True, True, True]
+
+
+@settings(max_examples=5, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.sampled_from(PRESETS_TRIED))
+def test_each_example_of_a_property_starts_from_the_fixtures_database(user, preset):
+    with fresh_database():
+        assert not Match.objects.exists()  # the match an earlier example made is gone
+        make_match(user)
+        assert Match.objects.count() == 1

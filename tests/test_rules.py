@@ -549,7 +549,7 @@ def test_every_preset_keeps_its_set_penalty_and_takes_none_as_a_house_rule(prese
     assert rules.ruleset_overrides(preset, ruleset) == {"set_penalty": None}
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=100)
 @given(st.sampled_from(sorted(rules.PRESETS)), st.integers(0, 2**32))
 def test_with_no_set_penalty_everyone_who_played_is_scored_by_tricks(preset, seed):
     match = random_match(random.Random(seed), preset, set_penalty=None, zero_trick_penalty=3)
@@ -916,7 +916,7 @@ presets = st.sampled_from(sorted(rules.PRESETS))
 seeds = st.integers(0, 2**32)
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=150)
 @given(presets, seeds)
 def test_every_generated_match_replays_and_adds_up(preset, seed):
     match = random_match(random.Random(seed), preset)
@@ -937,7 +937,7 @@ def test_every_generated_match_replays_and_adds_up(preset, seed):
         assert e.value.code == "match_over"
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=150)
 @given(presets, seeds, st.integers(0, 10**6))
 def test_the_later_hands_play_alike_from_a_hands_scores_and_sets(preset, seed, k):
     """What a page's replay of the latest hands rests on: the scores and sets after a hand,
@@ -1025,7 +1025,7 @@ def test_a_dozen_players_in_four_groups_of_three_take_eight_payments():
     assert len(payments) == 8 and settled(net, payments)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=300)
 @given(st.lists(st.integers(-6, 6), min_size=1, max_size=7), st.randoms(use_true_random=False))
 def test_the_transfers_settle_every_net_exactly_in_the_fewest_payments(values, rnd):
     values.append(-sum(values))
@@ -1109,7 +1109,7 @@ def test_tallies_add_up_over_matches():
     )
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=150)
 @given(presets, seeds, st.sampled_from([5, None]))
 def test_every_generated_match_tallies_consistently(preset, seed, set_penalty):
     match = random_match(random.Random(seed), preset, set_penalty=set_penalty)
@@ -1132,7 +1132,7 @@ def test_every_generated_match_tallies_consistently(preset, seed, set_penalty):
             assert x.made + x.was_set == x.made_trump
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=150)
 @given(presets, seeds, st.booleans())
 def test_every_hand_says_who_was_set_and_euchred_as_its_score_says(preset, seed, no_sets):
     match = random_match(random.Random(seed), preset, **({"set_penalty": None} if no_sets else {}))

@@ -15,7 +15,7 @@ from django.urls import reverse
 from pytest_django.asserts import assertInHTML
 
 from games import rules
-from games.models import Group, Hand, Match, Night, Play, Player
+from games.models import Group, Hand, Match, MatchQuerySet, Night, Play, Player
 from games.rules import Hand as GameHand
 
 from .conftest import make_match
@@ -2051,3 +2051,33 @@ def test_a_drawn_board_carries_each_reader_s_own_csrf_token(user, other_user):
         forged = c.post(url("hand_create", match.pk), drawn(match, ORDERED_POST))
         assert forged.status_code == 403  # the check is on
     assert tokens[0] != tokens[1]
+
+
+@pytest.mark.django_db
+def test_a_board_drawn_while_another_phone_saves_shows_the_hands_at_their_version(
+    client_in, user, monkeypatch
+):
+    match = make_match(user, hands=[CLUB])
+    read_before_the_save = Match.objects.one(match.pk)
+    match.add_hand(2, CLUB, match.version)  # lands after the page has read the match
+    reads, one = iter([read_before_the_save]), MatchQuerySet.one
+    monkeypatch.setattr(MatchQuerySet, "one", lambda self, pk: next(reads, None) or one(self, pk))
+    html = client_in.get(match.get_absolute_url()).content.decode()
+    version = Match.objects.get(pk=match.pk).version
+    assert version == read_before_the_save.version + 1
+    assert f'name="version" value="{version}"' in html
+    assert 'name="number" value="3"' in html
+
+
+@pytest.mark.django_db
+def test_a_form_s_address_opened_as_a_page_says_so_in_words(client_in, user):
+    match = make_match(user, hands=[CLUB])
+    for path in (
+        reverse("games:hand_undo", args=[match.pk]),
+        reverse("games:hand_create", args=[match.pk]),
+    ):
+        response = client_in.get(path)
+        assert response.status_code == 405 and response["Allow"] == "POST"
+        html = response.content.decode()
+        assert "Not a page to open" in html and "Nothing was changed." in html
+        assert 'href="/"' in html  # the way back
