@@ -58,6 +58,7 @@ HANDS_SQL = """
 """
 VERSION_SQL = "SELECT version FROM games_match WHERE id = %s"
 ROLE_SQL = "SELECT role FROM games_membership WHERE group_id = %s AND user_id = %s"
+GROUP_VERSION_SQL = "SELECT version FROM games_group WHERE id = %s"
 LAST_NUMBER = 32_767  # as far as hands go: the largest number a hand's column holds
 
 
@@ -1673,7 +1674,7 @@ class ResultSum(models.Model):
 
     player = models.ForeignKey(Player, models.CASCADE, related_name="result_sums")
     preset = models.CharField(max_length=20)
-    currency = models.CharField(max_length=16)
+    currency = models.CharField(max_length=rules.CURRENCY_LENGTH)
     played = models.PositiveIntegerField(default=0)
     finished = models.PositiveIntegerField(default=0)
     won = models.PositiveIntegerField(default=0)
@@ -1725,7 +1726,7 @@ class NightSum(models.Model):
 
     night = models.ForeignKey(Night, models.CASCADE, related_name="sums")
     player = models.ForeignKey(Player, models.CASCADE, related_name="night_sums")
-    currency = models.CharField(max_length=16)
+    currency = models.CharField(max_length=rules.CURRENCY_LENGTH)
     matches = models.PositiveIntegerField(default=0)
     net_high = models.BigIntegerField(default=0)
     net_low = models.BigIntegerField(default=0)
@@ -2015,6 +2016,11 @@ class Group(models.Model):
     def of(cls, group_or_user) -> Group:
         """A group, or an account's own group."""
         return group_or_user if isinstance(group_or_user, Group) else cls.home(group_or_user)
+
+    def moved_on(self) -> bool:
+        """Whether anything of the group was written (or the group deleted) since this row of
+        it was read (`version`)."""
+        return _fetch(GROUP_VERSION_SQL, self.pk) != [(self.version,)]
 
     def role_of(self, user) -> Role | None:
         """The user's role in the group; None for anyone else."""

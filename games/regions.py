@@ -71,7 +71,10 @@ def region(
     if kept is None or (kept["until"] is not None and now >= kept["until"]):
         drawn, ends = draw()
         kept = {"drawn": drawn, "until": ends}
-        if ends is None or now < ends:
+        # Its statements each read what was committed when they ran: a write landing while
+        # it was drawn may show in some and not in others. Such a drawing is shown once, as
+        # any page would be, but kept only if the version did not move meanwhile.
+        if (ends is None or now < ends) and not group.moved_on():
             seconds = SECONDS if ends is None else min(SECONDS, (ends - now).total_seconds())
             cache.set(key, kept, seconds)
     token = get_token(request) if any(CSRF_MARK in text for text in kept["drawn"].values()) else ""

@@ -150,3 +150,23 @@ def test_the_admin_s_edit_of_a_player_draws_the_pages_anew(client, client_in, us
     assert answer.status_code == 302
     after = client_in.get(reverse("games:home")).content.decode()
     assert "Bobby" in after
+
+
+def test_a_region_a_write_landed_in_while_it_was_drawn_is_shown_but_not_kept(rf, user):
+    group = Group.home(user)
+    request = rf.get("/")
+    request.user = user
+
+    def torn():  # another phone's write commits while the region is drawn
+        Group.objects.filter(pk=group.pk).update(version=group.version + 1)
+        return {"page": "drawn across a write"}, None
+
+    def drawing(words):
+        return lambda: ({"page": words}, None)
+
+    assert regions.region(request, group, "test", (), torn)["page"] == "drawn across a write"
+    # Not kept: a request that read the version before the write draws its own.
+    assert regions.region(request, group, "test", (), drawing("again"))["page"] == "again"
+    group.version += 1  # as a request reads it now
+    assert regions.region(request, group, "test", (), drawing("anew"))["page"] == "anew"
+    assert regions.region(request, group, "test", (), drawing("not drawn"))["page"] == "anew"
