@@ -41,7 +41,7 @@ STAKES = rules.Stakes(per_game=100, per_point=10, per_set=25)
 # The table: (matches, matches a night, days between nights); then the growth pair.
 TABLE = (300, 5, 1)
 SMALL_GROUP, LARGE_GROUP = (10, 4, 7), (1000, 4, 7)
-ROUNDS = 40
+ROUNDS = 60
 # Each page's aim: its speed as a share of the minimal view's, at the table's size; and at
 # most GROWTH times its cost with 10 matches when it has 1,000.
 AIMS = {
@@ -117,7 +117,7 @@ def report(title: str, figures: dict) -> bool:
     print(f"\n{title} (the minimal view: {figures['minimal', table] * 1000:.2f} ms)")
     print(
         f"{'':13}{'300 matches/60 nights':>22}{'aim':>8}{'10 matches':>12}{'1,000 matches':>15}"
-        f"{'growth':>9}{'aim':>8}"
+        f"{'growth':>9}{'aim':>8}{'1,000/300':>11}"
     )
     every = True
     for page in PAGES:
@@ -126,10 +126,11 @@ def report(title: str, figures: dict) -> bool:
         met_growth = growth <= GROWTH
         every = every and met_ratio and met_growth
         aim_words = "–" if aim is None else f"≥{aim:.1f}×"
+        beyond = figures[page, large] / figures[page, table]
         print(
             f"{page:13}{ratio(page, table):21.2f}×{aim_words:>8}{ratio(page, small):11.2f}×"
-            f"{ratio(page, large):14.2f}×{growth:8.2f}×{'≤' + str(GROWTH) + '×':>8}  "
-            + ("aims met" if met_ratio and met_growth else "aim missed")
+            f"{ratio(page, large):14.2f}×{growth:8.2f}×{'≤' + str(GROWTH) + '×':>8}"
+            f"{beyond:10.2f}×  " + ("aims met" if met_ratio and met_growth else "aim missed")
         )
     return every
 
@@ -148,6 +149,10 @@ def main():
     )
     met = report("As served (drawn once a version of the group's data, then cached):", served)
     report("Drawn anew on every request (no cache: the first look after a write):", anew)
+    print(
+        "(1,000/300: its cost with 1,000 matches over its cost with 300, where a list is a full\n"
+        "page of 20 cards and a chart has its 60 points already: what grows past it is history)"
+    )
     print("\nEvery aim met as served." if met else "\nNot every aim is met as served.")
     DB.unlink()
 
