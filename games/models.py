@@ -815,7 +815,7 @@ class Match(models.Model):
             if night is None:
                 night = Night.objects.create(group_id=self.group_id)
             Match.objects.filter(pk=self.pk).update(night=night)
-            results = list(Result.objects.filter(match=self).values("player_id", *SUMMED))
+            results = _summed_results(self.pk)
             finished = match.finished is not None
             _move_sums(match, old, results, finished, night.pk, results)
             Night.objects.filter(pk=old, matches__isnull=True).delete()
@@ -828,7 +828,7 @@ class Match(models.Model):
         leave their players' sums."""
         _groups_turn(self.group_id)
         stored = Match.objects.filter(pk=self.pk).first()
-        results = list(Result.objects.filter(match=self.pk).values("player_id", *SUMMED))
+        results = _summed_results(self.pk)
         self.delete()
         if stored is not None:
             night = stored.night_id
@@ -1152,7 +1152,7 @@ class Match(models.Model):
         they were to the new ones (`_move_sums`), or with `recount` (the admin may have
         changed the match's rules, stakes, seats or night) sum their results anew."""
         write_hand_verdicts(list(rows), state.players, results)
-        before = list(Result.objects.filter(match=self).values("player_id", *SUMMED))
+        before = _summed_results(self.pk)
         was_finished = self.finished is not None
         self.finished = (self.finished or timezone.now()) if state.finished else None
         self.hands_played = state.hands
@@ -1789,23 +1789,53 @@ def _first_counted(results) -> datetime | None:
     return counted.aggregate(first=Min("match__played_at"))["first"]
 
 
+# Every save reads and writes its players' sums: the statements are written out, as Django's
+# building of them cost more than the rest of a save (its bulk_update builds a CASE of every
+# row for every column).
+
+
+def _summed_results(match_id: int) -> list[dict]:
+    """The match's stored results: their `SUMMED` columns and their `player_id`."""
+    columns = ["player_id", *SUMMED]
+    sql = f"SELECT {', '.join(columns)} FROM games_result WHERE match_id = %s"
+    return [dict(zip(columns, row, strict=True)) for row in _fetch(sql, match_id)]
+
+
+def _sums_of(model, column: str, value, players) -> list:
+    """The sums (`ResultSum`, `NightSum`) of these players whose `column` is `value`."""
+    players = sorted(players)
+    if not players:
+        return []
+    marks = ", ".join(["%s"] * len(players))
+    sql = (
+        f"SELECT {_columns(model, 't')} FROM {model._meta.db_table} t "
+        f"WHERE t.{column} = %s AND t.player_id IN ({marks})"
+    )
+    return [_loaded(model, row) for row in _fetch(sql, value, *players)]
+
+
 def _save(model, rows: list, count: str, columns: list[str]) -> None:
-    """Store these sums: those that now count nothing (`count` 0) go. Those kept are written
-    by an update written out, one statement a row: Django's bulk_update builds a CASE of
-    every row for every column, and doing so cost more than the rest of a save."""
-    model.objects.filter(pk__in=[r.pk for r in rows if r.pk and not getattr(r, count)]).delete()
-    model.objects.bulk_create([r for r in rows if r.pk is None and getattr(r, count)])
+    """Store these sums, a statement a row: those that now count nothing (`count` 0) go."""
+    gone = [r.pk for r in rows if r.pk and not getattr(r, count)]
+    if gone:
+        model.objects.filter(pk__in=gone).delete()
+    table, fields = model._meta.db_table, [model._meta.get_field(name) for name in columns]
+    every = [field for field in model._meta.concrete_fields if not field.primary_key]
+
+    def values(row, fields) -> list:
+        return [field.get_db_prep_save(getattr(row, field.attname), connection) for field in fields]
+
+    new = [r for r in rows if r.pk is None and getattr(r, count)]
     kept = [r for r in rows if r.pk and getattr(r, count)]
-    if not kept:
-        return
-    fields = [model._meta.get_field(name) for name in columns]
-    sets = ", ".join(f"{field.column} = %s" for field in fields)
-    values = [
-        [field.get_db_prep_save(getattr(r, field.attname), connection) for field in fields] + [r.pk]
-        for r in kept
-    ]
     with connection.cursor() as cursor:
-        cursor.executemany(f"UPDATE {model._meta.db_table} SET {sets} WHERE id = %s", values)
+        if new:
+            names, marks = ", ".join(f.column for f in every), ", ".join(["%s"] * len(every))
+            sql = f"INSERT INTO {table} ({names}) VALUES ({marks})"
+            cursor.executemany(sql, [values(r, every) for r in new])
+        if kept:
+            sets = ", ".join(f"{field.column} = %s" for field in fields)
+            sql = f"UPDATE {table} SET {sets} WHERE id = %s"
+            cursor.executemany(sql, [values(r, fields) + [r.pk] for r in kept])
 
 
 def _move_sums(
@@ -1820,7 +1850,8 @@ def _move_sums(
     at, currency = match.played_at, match.currency
     key = {"preset": match.preset, "currency": currency}
     players = {*old, *new}
-    stored = {s.player_id: s for s in ResultSum.objects.filter(player__in=players, **key)}
+    found = _sums_of(ResultSum, "preset", match.preset, players)
+    stored = {s.player_id: s for s in found if s.currency == currency}
     sums = []
     for player in players:
         was, now = old.get(player, {}), new.get(player, {})
@@ -1848,9 +1879,11 @@ def _move_sums(
         parts[night, p] = (parts.get((night, p), ({}, {}))[0], part)
     if not parts:
         return
-    wanted = Q(night=night_before, player__in=old_nights) | Q(night=night, player__in=new_nights)
     rows = {
-        (n.night_id, n.player_id): n for n in NightSum.objects.filter(wanted, currency=currency)
+        (n.night_id, n.player_id): n
+        for on in {night_before, night}
+        for n in _sums_of(NightSum, "night_id", on, {*old_nights, *new_nights})
+        if n.currency == currency
     }
     nights = []
     for (on, player), (was, now) in parts.items():
