@@ -1,9 +1,16 @@
-"""What the benchmarks that time pages in-process share: Django set up on a throwaway SQLite
+"""What the benchmarks that time pages in-process share: Django set up on a throwaway
 database for the test client, and timing by turns.
 
-Import it before anything of Django's: `from inprocess import DB, by_turns`.
+The database is a throwaway SQLite file, or, where `DATABASE_URL` names a PostgreSQL database,
+a throwaway database beside it on the same server (its name with `_bench` after it, made and
+dropped by Django's test machinery), so that nothing of the named one is touched.
+
+Import it before anything of Django's: `from inprocess import DB, by_turns`; `DB.unlink()`
+at the end throws the database away.
 """
 
+import contextlib
+import io
 import os
 import random
 import statistics
@@ -15,8 +22,10 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-DB = Path(tempfile.mkdtemp()) / "bench.sqlite3"
-os.environ["DATABASE_URL"] = f"sqlite:///{DB}"
+POSTGRES = os.environ.get("DATABASE_URL", "").startswith(("postgres://", "postgresql://"))
+if not POSTGRES:
+    SQLITE = Path(tempfile.mkdtemp()) / "bench.sqlite3"
+    os.environ["DATABASE_URL"] = f"sqlite:///{SQLITE}"
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "scorekeeper.settings")
 
 import django  # noqa: E402
@@ -25,13 +34,34 @@ django.setup()
 
 from django.conf import settings  # noqa: E402
 from django.core.management import call_command  # noqa: E402
+from django.db import connection  # noqa: E402
 
 settings.STORAGES["staticfiles"]["BACKEND"] = (
     "django.contrib.staticfiles.storage.StaticFilesStorage"
 )
 settings.ALLOWED_HOSTS = ["*"]
 warnings.filterwarnings("ignore", message="No directory at")  # static files are not served
-call_command("migrate", verbosity=0)
+DATABASE = "PostgreSQL" if POSTGRES else "SQLite"
+
+
+class _Throwaway:
+    """The benchmark's own PostgreSQL database, made (and migrated) beside the named one."""
+
+    def __init__(self):
+        self.named = connection.settings_dict["NAME"]
+        connection.settings_dict["TEST"]["NAME"] = f"{self.named}_bench"
+        with contextlib.redirect_stdout(io.StringIO()):  # "Cache table … already exists."
+            connection.creation.create_test_db(verbosity=0, autoclobber=True, serialize=False)
+
+    def unlink(self):
+        connection.creation.destroy_test_db(self.named, verbosity=0)
+
+
+if POSTGRES:
+    DB = _Throwaway()
+else:
+    DB = SQLITE
+    call_command("migrate", verbosity=0)
 
 
 def answered(status: int, send, *args, **kwargs):

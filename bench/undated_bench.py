@@ -4,8 +4,9 @@ Imports 10 finished match files without `played_at` for one user and 1,000 for a
 lot as one zip through the app's Import (as a restore of old files would; the import's limit
 of hands is lifted for it), on a throwaway
 SQLite database; then times each user's home page and the page of their latest night through
-the test client, and prints each page's cost with 1,000 files over its cost with 10, with the
-number of matches that night holds. Run with `.venv/bin/python bench/undated_bench.py`.
+the test client, drawn anew each time (no cache), and prints each page's cost with 1,000 files
+over its cost with 10, with the number of matches that night holds. Run with
+`.venv/bin/python bench/undated_bench.py`.
 """
 
 import io
@@ -20,7 +21,7 @@ from inprocess import DB, answered, by_turns  # sets Django up: before anything 
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.files.uploadedfile import SimpleUploadedFile
-from django.test import Client
+from django.test import Client, override_settings
 
 from games import matchfile, rules
 from games.models import Group, Match, Night
@@ -28,6 +29,7 @@ from tests.matches import random_match
 
 SIZES = (10, 1000)
 STAKES = rules.Stakes(per_game=100, per_point=10, per_set=25)
+NO_CACHE = {"default": {"BACKEND": "django.core.cache.backends.dummy.DummyCache"}}
 
 
 def backup(count: int, rnd: random.Random) -> bytes:
@@ -61,7 +63,9 @@ def main():
         nights[n] = night.matches.count()
         pages["home", n] = answered(200, client.get, "/")
         pages["night", n] = answered(200, client.get, night.get_absolute_url())
-    figures = by_turns(pages, rounds=40)
+    # Drawn anew every time: what a page costs to draw, not to take from the cache.
+    with override_settings(CACHES=NO_CACHE):
+        figures = by_turns(pages, rounds=40)
     small, big = SIZES
     print(f"the latest night holds {nights[small]} and {nights[big]} matches")
     for page in ("home", "night"):

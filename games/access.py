@@ -14,7 +14,7 @@ from django.http import Http404, HttpRequest
 from django.shortcuts import get_object_or_404
 from django_htmx.middleware import HtmxDetails
 
-from games.models import Group, Role
+from games.models import Group, Membership, Night, Player, Role, memberships_of, row_of
 
 SESSION_KEY = "group"
 
@@ -37,12 +37,32 @@ WHAT_NEEDS = {
 }
 
 
+def memberships(request: HttpRequest) -> dict[int, Membership]:
+    """The signed-in user's memberships by group, each with its group, in the order of the
+    groups' names, read once per request, in one query: their role in each group (`role`),
+    the player they are there, the group a page shows (`picked`) and the others to switch
+    to."""
+    found = request.__dict__.get("_memberships")
+    if found is None:
+        found = {}
+        if request.user.is_authenticated:
+            found = {m.group_id: m for m in memberships_of(request.user.pk)}
+        request.__dict__["_memberships"] = found
+    return found
+
+
 def role(request: HttpRequest, group_id: int) -> Role | None:
-    """The signed-in user's role in the group, read once per request."""
-    roles = request.__dict__.setdefault("_group_roles", {})
-    if group_id not in roles:
-        roles[group_id] = Group(pk=group_id).role_of(request.user)
-    return roles[group_id]
+    """The signed-in user's role in the group (`memberships`); None for anyone else. A group
+    not among them is asked of once more: the request may have just made it (an account's
+    own group, made on first need)."""
+    mine = memberships(request)
+    if group_id not in mine and request.user.is_authenticated:
+        joined = Membership.objects.filter(user=request.user, group=group_id)
+        member = joined.select_related("group").first()
+        if member is None:
+            return None
+        mine[group_id] = member
+    return Role(mine[group_id].role)
 
 
 def require(request: HttpRequest, group_id: int, needed: Role = Role.VIEWER) -> Role:
@@ -56,6 +76,27 @@ def require(request: HttpRequest, group_id: int, needed: Role = Role.VIEWER) -> 
         ask = "".join(f" Ask {owner} to make you {become}." for owner in owners)
         raise PermissionDenied(WHAT_NEEDS[needed] + ask)
     return have
+
+
+# The largest id a row can have (a 64-bit column).
+LAST_ID = 2**63 - 1
+
+
+def get_of_group(request: HttpRequest, model: type[Player] | type[Night], pk, needed=Role.VIEWER):
+    """The player or night of this id (as a URL or a query names it, read as the ORM reads
+    `pk=`: 404 for what no row can have) of one of the user's groups, with the role checked
+    (`require`) and its group, with the version read with it before anything else of the
+    group, from `memberships`."""
+    try:
+        pk = int(pk)
+    except (TypeError, ValueError):
+        raise Http404("No such page.") from None
+    row = row_of(model, pk) if 1 <= pk <= LAST_ID else None
+    if row is None:
+        raise Http404("No such page.")
+    require(request, row.group_id, needed)
+    row.group = memberships(request)[row.group_id].group
+    return row
 
 
 def get(request: HttpRequest, queryset, needed: Role = Role.VIEWER, **lookup):
@@ -85,16 +126,16 @@ def group_id(text) -> int | None:
 def picked(request: HttpRequest) -> Group:
     """The group the pages over many matches show: `?group=ID` picks one, and it stays
     picked in this browser; else the one picked before, or the user's own."""
+    mine = memberships(request)
     wanted = request.GET.get("group")
     if wanted is not None:
         pk = group_id(wanted)
-        if pk is None or role(request, pk) is None:
+        if pk is None or pk not in mine:
             raise Http404("No such group.")
         request.session[SESSION_KEY] = pk
-        return Group.objects.get(pk=pk)
+        return mine[pk].group
     pk = request.session.get(SESSION_KEY)
-    if isinstance(pk, int) and role(request, pk) is not None:
-        group = Group.objects.filter(pk=pk).first()
-        if group is not None:
-            return group
-    return Group.home(request.user)
+    if isinstance(pk, int) and pk in mine:
+        return mine[pk].group
+    own = [m.group for m in mine.values() if m.group.home_of_id == request.user.pk]
+    return own[0] if own else Group.home(request.user)

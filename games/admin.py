@@ -18,6 +18,7 @@ from games.models import (
     Player,
     Result,
     Seat,
+    _groups_turn,
 )
 
 
@@ -43,6 +44,31 @@ def _with_hand(match: Match, number: int, edited: rules.Hand) -> list[rules.Hand
     return hands
 
 
+class _MovesTheVersion:
+    """An edit of a group's player, night or the group itself moves the group's version on
+    (`_groups_turn`), as the app's own writes do: no page region drawn before it is shown
+    after it. A night moved to another group moves both."""
+
+    def save_model(self, request, obj, form, change):
+        model = type(obj)
+        before = model.objects.filter(pk=obj.pk).values_list(self.group_field, flat=True).first()
+        super().save_model(request, obj, form, change)
+        for group in {before, getattr(obj, self.group_field)} - {None}:
+            _groups_turn(group)
+
+    def delete_model(self, request, obj):
+        group = getattr(obj, self.group_field)
+        super().delete_model(request, obj)
+        if type(obj) is not Group:
+            _groups_turn(group)
+
+    def delete_queryset(self, request, queryset):
+        groups = set(queryset.values_list(self.group_field, flat=True))
+        super().delete_queryset(request, queryset)
+        for group in groups if queryset.model is not Group else ():
+            _groups_turn(group)
+
+
 class _RecordOnSave:
     """After an edit, store the engine's verdict (the match may have ended or re-opened)."""
 
@@ -63,7 +89,8 @@ class _PartOfAMatch:
 
 
 @admin.register(Player)
-class PlayerAdmin(admin.ModelAdmin):
+class PlayerAdmin(_MovesTheVersion, admin.ModelAdmin):
+    group_field = "group_id"
     list_display = ["name", "group", "created"]
     list_filter = ["group"]
     search_fields = ["name"]
@@ -109,6 +136,13 @@ class MatchAdmin(_RecordOnSave, admin.ModelAdmin):
     @staticmethod
     def _match_of(match):
         return match
+
+    def delete_model(self, request, obj):
+        obj.remove()  # as the app deletes a match: its sums, its night if left empty
+
+    def delete_queryset(self, request, queryset):
+        for match in queryset:
+            match.remove()
 
     def get_deleted_objects(self, objs, request):
         """A match goes whole: its seats, hands, plays and results with it, though none of
@@ -195,7 +229,8 @@ class SeatAdmin(_PartOfAMatch, admin.ModelAdmin):
 
 
 @admin.register(Night)
-class NightAdmin(admin.ModelAdmin):
+class NightAdmin(_MovesTheVersion, admin.ModelAdmin):
+    group_field = "group_id"
     list_display = ["__str__", "group", "created"]
     list_filter = ["group"]
 
@@ -224,7 +259,8 @@ class MembershipInline(admin.TabularInline):
 
 
 @admin.register(Group)
-class GroupAdmin(admin.ModelAdmin):
+class GroupAdmin(_MovesTheVersion, admin.ModelAdmin):
+    group_field = "pk"
     list_display = ["name", "home_of", "created"]
     search_fields = ["name", "memberships__user__username"]
     inlines = [MembershipInline]

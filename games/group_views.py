@@ -8,7 +8,7 @@ from django.contrib import messages
 from django.contrib.auth import get_user_model
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
-from django.db.models import Count
+from django.db.models import Count, F
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
@@ -142,7 +142,10 @@ def group_rename(request: SignedInRequest, pk: int) -> HttpResponse:
     form = GroupForm(request.POST)
     if not form.is_valid():
         return _detail(request, group, name_form=form)
-    Group.objects.filter(pk=group.pk).update(name=form.cleaned_data["name"])
+    # Its version moves on, as with every write to what the group's pages show (_groups_turn).
+    Group.objects.filter(pk=group.pk).update(
+        name=form.cleaned_data["name"], version=F("version") + 1
+    )
     messages.success(request, f"The group is called {form.cleaned_data['name']} now.")
     return redirect(group)
 

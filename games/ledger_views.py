@@ -11,6 +11,7 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
 from django.core.paginator import Paginator
+from django.db.models import Count, Sum
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
@@ -24,11 +25,13 @@ from games.models import (
     Group,
     Match,
     Membership,
+    NightSum,
     Payment,
     PaymentsChanged,
     Player,
-    Result,
+    ResultSum,
     Role,
+    _net,
 )
 from games.record_views import _amount, _csv, _net_charts, stats_context
 from games.views import _card
@@ -122,10 +125,15 @@ class PaymentForm(forms.Form):
             raise forms.ValidationError(AMOUNT_WORDS) from None
 
 
-def _workings(group: Group, balances) -> dict[tuple[str, str], dict]:
+def _workings(group: Group, balances, players: list[Player]) -> dict[tuple[str, str], dict]:
     """Where each balance comes from: night by night (the latest first), then the payments,
-    each list cut at WORKINGS_SHOWN with the rest summed up."""
-    nights = Result.objects.filter(match__group=group).nets_by_night()
+    each list cut at WORKINGS_SHOWN with the rest summed up. Only the rows shown are read
+    (the players' stored sums, their latest nights and payments); the rest are summed from
+    the totals."""
+    shown = WORKINGS_SHOWN
+    pks = {p.name: p.pk for p in players}
+    names = {p.pk: p.name for p in players}
+    keys = [(pks[name], s.currency) for s in balances for name in s.net if name in pks]
     out: dict[tuple[str, str], dict] = {}
 
     def entry(currency: str, name: str) -> dict:
@@ -143,26 +151,42 @@ def _workings(group: Group, balances) -> dict[tuple[str, str], dict]:
     for s in balances:
         for name in s.net:
             entry(s.currency, name)
-    for currency, name, night, net, started in nights:
-        mine = entry(currency, name)
-        if len(mine["nights"]) < WORKINGS_SHOWN:
+    sums = ResultSum.objects.filter(player__group=group)
+    won = {(c, name): _net(high, low) for c, name, high, low, _ in sums.nets()}
+    nights = NightSum.objects.filter(player__in=names).values_list("player", "currency")
+    counts = {(p, c): n for p, c, n in nights.annotate(count=Count("pk")).order_by()}
+    for (player, currency), latest in NightSum.latest(keys, shown).items():
+        mine = entry(currency, names[player])
+        for night, net, started in latest:
             url = reverse("games:night_detail", args=[night])
             mine["nights"].append({"url": url, "started": started, "cents": net})
-        else:
-            mine["earlier_nights"]["count"] += 1
-            mine["earlier_nights"]["cents"] += net
-    payments = group.payments.select_related("payer", "payee").order_by("-paid_at", "-pk")
-    for p in payments:
+        earlier = counts.get((player, currency), 0) - len(latest)
+        if earlier > 0:
+            cents = won.get((currency, names[player]), 0) - sum(n["cents"] for n in mine["nights"])
+            mine["earlier_nights"] = {"count": earlier, "cents": cents}
+    totals: dict[tuple[str, str], list[int]] = {}
+    for side, sign in (("payer", 1), ("payee", -1)):
+        made = group.payments.values_list("currency", f"{side}__name")
+        for currency, name, count, cents in made.annotate(
+            count=Count("pk"), cents=Sum("amount_cents")
+        ).order_by():
+            total = totals.setdefault((currency, name), [0, 0])
+            total[0] += count
+            total[1] += sign * cents
+    for p in Payment.latest(keys, shown):
         for name, words, cents in (
             (p.payer.name, f"paid {p.payee.name}", p.amount_cents),
             (p.payee.name, f"was paid by {p.payer.name}", -p.amount_cents),
         ):
             mine = entry(p.currency, name)
-            if len(mine["payments"]) < WORKINGS_SHOWN:
+            if len(mine["payments"]) < shown:
                 mine["payments"].append({"payment": p, "words": words, "cents": cents})
-            else:
-                mine["earlier_payments"]["count"] += 1
-                mine["earlier_payments"]["cents"] += cents
+    for (currency, name), (count, cents) in totals.items():
+        mine = entry(currency, name)
+        earlier = count - len(mine["payments"])
+        if earlier > 0:
+            cents -= sum(w["cents"] for w in mine["payments"])
+            mine["earlier_payments"] = {"count": earlier, "cents": cents}
     return out
 
 
@@ -172,13 +196,9 @@ def _balances_page(
     can_score = access.require(request, group.pk).allows(Role.SCORER)
     version = group.payments.version()  # read first: the page is never newer than this
     balances = group.balances()
-    workings = _workings(group, balances)
-    names = {name for s in balances for name in s.net}
-    urls = {
-        name: reverse("games:player_detail", args=[pk])
-        for name, pk in Player.objects.filter(group=group, name__in=names).values_list("name", "pk")
-    }
     players = list(group.players.order_by("name"))
+    workings = _workings(group, balances, players)
+    urls = {p.name: reverse("games:player_detail", args=[p.pk]) for p in players}
     pks = {p.name: p.pk for p in players}
     sections = [
         {
@@ -313,7 +333,7 @@ def me(request: SignedInRequest) -> HttpResponse:
         .order_by("group__name", "group__pk")
     )
     players = [m.player for m in mine]
-    results = Result.objects.filter(player__in=players)
+    summed = ResultSum.objects.filter(player__in=players).summed()
     groups = []
     for m in mine:
         assert m.player is not None  # asked for above
@@ -330,8 +350,8 @@ def me(request: SignedInRequest) -> HttpResponse:
     cards = [{**_card(m), "group": m.group} for m in page]
     context = {
         "groups": groups,
-        **stats_context(results),
-        "charts": _net_charts(request.user.get_username(), results),
+        **stats_context(summed),
+        "charts": _net_charts(request.user.get_username(), players, summed),
         "page": page,
         "cards": cards,
         "others": Membership.objects.filter(user=request.user, player__isnull=True)

@@ -16,12 +16,13 @@ import operator
 import secrets
 from collections import Counter
 from dataclasses import asdict, dataclass, fields, replace
-from datetime import datetime, time, timedelta
+from datetime import UTC, datetime, time, timedelta
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import connection, models, transaction
-from django.db.models import Count, Exists, F, Max, Min, OuterRef, Q, Sum
+from django.db.models import Count, Exists, F, Max, Min, OuterRef, Q, RowRange, Sum, Window
+from django.db.models.functions import RowNumber
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.functional import cached_property
@@ -57,6 +58,7 @@ HANDS_SQL = """
 """
 VERSION_SQL = "SELECT version FROM games_match WHERE id = %s"
 ROLE_SQL = "SELECT role FROM games_membership WHERE group_id = %s AND user_id = %s"
+GROUP_VERSION_SQL = "SELECT version FROM games_group WHERE id = %s"
 LAST_NUMBER = 32_767  # as far as hands go: the largest number a hand's column holds
 
 
@@ -64,6 +66,23 @@ def _fetch(sql: str, *params) -> list[tuple]:
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
         return cursor.fetchall()
+
+
+def _latest(sql: str, partitions: list[tuple]) -> list[tuple]:
+    """The rows of `sql` (the latest rows of one partition, through its index) for each of
+    `partitions` (its parameters), in one statement, however long the history behind them."""
+    if not partitions:
+        return []
+    union = " UNION ALL ".join(f"SELECT * FROM ({sql}) latest_{i}" for i in range(len(partitions)))
+    return _fetch(union, *(param for params in partitions for param in params))
+
+
+def _moment(value) -> datetime:
+    """A timestamp as a query written out reads it: on SQLite, a time without its zone (UTC,
+    as Django writes it there), or its text; on PostgreSQL, the moment itself."""
+    if isinstance(value, str):
+        value = datetime.fromisoformat(value)
+    return value if value.tzinfo else value.replace(tzinfo=UTC)
 
 
 # What a hand's row keeps of the engine's verdict on it (see `hand_verdict`).
@@ -209,8 +228,10 @@ class Player(models.Model):
         return reverse("games:match_list") + f"?player={self.pk}"
 
     def totals(self) -> dict:
-        """Matches played, finished and won, and money by currency, from the stored results."""
-        return {**self.results.counts(), "money": self.results.money()}
+        """Matches played, finished and won, and money by currency, from their stored sums."""
+        summed = self.result_sums.summed()
+        counts = {name: summed.stats[name] for name in ("played", "finished", "won")}
+        return {**counts, "money": summed.money}
 
     def clean(self):
         """The admin's check: a name is one person, in whatever capitals and spaces."""
@@ -287,7 +308,8 @@ class Player(models.Model):
         Play.objects.filter(player=other).update(player=self)
         Hand.objects.filter(maker=other).update(maker=self)
         Result.objects.filter(player=other).update(player=self)
-        other.delete()
+        other.delete()  # and its sums with it
+        recount_sums([self.pk])
         return len(locked)
 
 
@@ -345,12 +367,16 @@ class Night(models.Model):
 
     def __str__(self) -> str:
         first = self.matches.order_by("played_at").values_list("played_at", flat=True).first()
-        if first is None:
-            return "An empty night"
-        return Night.title(first, self._shares_its_day(first))
+        return self.titled(first)
 
     def get_absolute_url(self) -> str:
         return reverse("games:night_detail", args=[self.pk])
+
+    def titled(self, first) -> str:
+        """Its title, its first match having begun at `first` (None: it has no match)."""
+        if first is None:
+            return "An empty night"
+        return Night.title(first, self._shares_its_day(first))
 
     def _shares_its_day(self, first) -> bool:
         """Whether another night of the group began on the local day this one began (`first`)
@@ -427,7 +453,7 @@ class Night(models.Model):
         """Each currency's nets over the night's finished matches played for money, from the
         stored results, and the fewest transfers that settle them (§11). Players come in the
         order of the first match they played, then by name; a name is one person."""
-        nets = _nets(Result.objects.filter(match__night=self), Payment.objects.none())
+        nets = _nets(_result_nets(Result.objects.filter(match__night=self)), Payment.objects.none())
         return [SettleUp(c, net, rules.fewest_transfers(net)) for c, net in nets.items()]
 
     @staticmethod
@@ -484,10 +510,16 @@ class Night(models.Model):
 
 def _groups_turn(group_id: int) -> None:
     """Lock the group's row until the transaction ends, so that what a group does to its
-    matches' nights and players takes turns: two matches begun at once on two phones find
-    each other's night, a night is never deleted under a match joining it, a file imported
-    twice at once is stored once. (On SQLite the IMMEDIATE transaction already does this.)"""
-    Group.objects.select_for_update().filter(pk=group_id).values_list("pk").get()
+    matches, nights, players and payments takes turns: two matches begun at once on two
+    phones find each other's night, a night is never deleted under a match joining it, a file
+    imported twice at once is stored once, two saves never add to a player's sums at once.
+    (On SQLite the IMMEDIATE transaction already does this.)
+
+    Every write to what the group's pages show takes this turn, so it also moves the group's
+    version on (`Group.version`), in the same transaction: a region of a page drawn for a
+    version (games/regions.py) is never shown once the stored data has changed."""
+    if not Group.objects.filter(pk=group_id).update(version=F("version") + 1):
+        raise Group.DoesNotExist(f"No group {group_id}.")
 
 
 def _still_here(*players: Player) -> None:
@@ -530,6 +562,20 @@ class PaymentQuerySet(models.QuerySet["Payment"]):
         return list(rows.order_by())
 
 
+# A player's latest payments in a currency: made (%s, %s, and how many) and received.
+LATEST_PAYMENTS_SQL = """
+    SELECT id FROM (
+        SELECT id FROM games_payment WHERE payer_id = %s AND currency = %s
+        ORDER BY paid_at DESC, id DESC LIMIT %s
+    ) made
+    UNION ALL
+    SELECT id FROM (
+        SELECT id FROM games_payment WHERE payee_id = %s AND currency = %s
+        ORDER BY paid_at DESC, id DESC LIMIT %s
+    ) received
+"""
+
+
 class Payment(models.Model):
     """Money that moved from one player of a group to another: a night's transfer marked
     paid, part of what someone owes, cash at the door. A record: once stored it is changed by
@@ -558,6 +604,11 @@ class Payment(models.Model):
 
     class Meta:
         ordering = ["-paid_at", "-pk"]
+        # A balance's workings read a player's latest payments, made and received.
+        indexes = [
+            models.Index(fields=["payer", "currency", "-paid_at", "-id"], name="payment_made"),
+            models.Index(fields=["payee", "currency", "-paid_at", "-id"], name="payment_received"),
+        ]
         constraints = [
             models.CheckConstraint(
                 condition=Q(amount_cents__gt=0, amount_cents__lte=rules.MAX_STAKE_CENTS),
@@ -576,6 +627,14 @@ class Payment(models.Model):
 
     def get_absolute_url(self) -> str:
         return reverse("games:balances", args=[self.group_id])
+
+    @staticmethod
+    def latest(keys: list[tuple[int, str]], most: int) -> list[Payment]:
+        """Of each (player, currency) of `keys`, the `most` latest payments they made and the
+        `most` latest they received, with their payers and payees, the latest first."""
+        rows = _latest(LATEST_PAYMENTS_SQL, [(*key, most, *key, most) for key in keys])
+        found = Payment.objects.filter(pk__in={pk for (pk,) in rows})
+        return list(found.select_related("payer", "payee").order_by("-paid_at", "-pk"))
 
     @staticmethod
     def check_fits(group_id: int, payer: Player, payee: Player, cents: int, currency: str) -> None:
@@ -751,19 +810,29 @@ class Match(models.Model):
         """
         with transaction.atomic():
             _groups_turn(self.group_id)
-            old = self.night_id
+            match = Match.objects.get(pk=self.pk)
+            old = match.night_id
             if night is None:
                 night = Night.objects.create(group_id=self.group_id)
             Match.objects.filter(pk=self.pk).update(night=night)
+            results = _summed_results(self.pk)
+            finished = match.finished is not None
+            _move_sums(match, old, results, finished, night.pk, results)
             Night.objects.filter(pk=old, matches__isnull=True).delete()
         self.night = night
         return night
 
     @transaction.atomic
     def remove(self) -> None:
-        """Delete the match whole, and its night if no other match is left on it."""
+        """Delete the match whole, and its night if no other match is left on it; its results
+        leave their players' sums."""
         _groups_turn(self.group_id)
+        stored = Match.objects.filter(pk=self.pk).first()
+        results = _summed_results(self.pk)
         self.delete()
+        if stored is not None:
+            night = stored.night_id
+            _move_sums(stored, night, results, stored.finished is not None, night, [])
         Night.objects.filter(pk=self.night_id, matches__isnull=True).delete()
 
     def get_share_url(self) -> str:
@@ -972,7 +1041,11 @@ class Match(models.Model):
 
         Every write to a match's hands starts here, so writes to one match take turns (on
         SQLite the IMMEDIATE transaction is the lock) and each sees what the last one stored.
+        It takes the group's turn first (`_groups_turn`), as every other write to the group
+        does before it locks a match, so that no two writes wait for each other: a save adds
+        to its players' sums and moves the group's version on.
         """
+        _groups_turn(self.group_id)
         match = Match.objects.with_seats().select_for_update().get(pk=self.pk)
         return match, match.game_hands()
 
@@ -1048,7 +1121,7 @@ class Match(models.Model):
         start, state, results = self._replay_to_store(hands)
         changed = self._write_hands(stored, hands, state, results) if stored != hands else []
         others = Hand.objects.filter(match=self).exclude(number__in=changed)
-        self._write_verdict(start, state, results, others)
+        self._write_verdict(start, state, results, others, recount=True)
         return state, results
 
     def _replay_to_store(self, hands: list[rules.Hand]):
@@ -1073,21 +1146,30 @@ class Match(models.Model):
         self.version += 1
         return changed
 
-    def _write_verdict(self, start, state, results, rows) -> None:
+    def _write_verdict(self, start, state, results, rows, recount: bool = False) -> None:
         """Write the engine's verdict: on each hand of `rows` (the others have theirs), on
-        the match, and each seat's `Result`."""
+        the match, and each seat's `Result`; and move the players' sums from the results as
+        they were to the new ones (`_move_sums`), or with `recount` (the admin may have
+        changed the match's rules, stakes, seats or night) sum their results anew."""
         write_hand_verdicts(list(rows), state.players, results)
+        before = _summed_results(self.pk)
+        was_finished = self.finished is not None
         self.finished = (self.finished or timezone.now()) if state.finished else None
         self.hands_played = state.hands
         self.next_dealer = state.players.index(state.dealer)
         self.save(update_fields=["finished", "hands_played", "next_dealer", "version", "updated"])
         Result.objects.filter(match=self).delete()
-        Result.objects.bulk_create(
-            Result(match=self, player=seat.player, **fields)
+        after = [
+            {"player_id": seat.player_id, **fields}
             for seat, fields in zip(
                 self.seats.all(), verdict(start, state, results, self.stakes()), strict=True
             )
-        )
+        ]
+        Result.objects.bulk_create(Result(match=self, **row) for row in after)
+        if recount and before:
+            recount_sums({row["player_id"] for row in before + after})
+        else:
+            _move_sums(self, self.night_id, before, was_finished, self.night_id, after)
 
     @classmethod
     @transaction.atomic
@@ -1324,18 +1406,24 @@ def _staked(prefix: str = "") -> Q:
 STAKED = _staked("match__")
 
 
-def _nets(results, payments) -> dict[str, dict[str, int]]:
-    """Each currency's balances: every player's net over the finished matches played for
-    money of `results` (§6, §11), plus what they paid of `payments`, minus what they were
-    paid. Players come in the order of the first match they played, then by name; those
-    only in payments after them. The balances of each currency sum to zero."""
-    rows = (
+def _result_nets(results):
+    """(currency, name, net_high, net_low, first) of each player with a finished match played
+    for money among `results`: their net over those (§6, §11) in two parts (`_net`), and when
+    the first began; by currency, then first, then name."""
+    return (
         results.finished()
         .filter(STAKED)
         .values_list("match__currency", "player__name")
         .annotate(**_net_sum(), first=Min("match__played_at"))
         .order_by("match__currency", "first", "player__name")
     )
+
+
+def _nets(rows, payments) -> dict[str, dict[str, int]]:
+    """Each currency's balances: every player's net of `rows` (`_result_nets()`, or
+    `ResultSumQuerySet.nets()`, its stored sums), plus what they paid of `payments`, minus
+    what they were paid. Players come in the order of the first match they played, then by
+    name; those only in payments after them. The balances of each currency sum to zero."""
     nets: dict[str, dict[str, int]] = {}
     for currency, name, high, low, _ in rows:
         nets.setdefault(currency, {})[name] = _net(high, low)
@@ -1419,6 +1507,38 @@ class ResultQuerySet(models.QuerySet["Result"]):
         )
         return [(c, name, night, _net(h, low), at) for c, name, night, h, low, at in rows]
 
+    def running_money(self, shown: dict[str, set[int]]) -> dict[str, list[tuple[datetime, int]]]:
+        """The money won over these results' finished matches played for money, a running
+        total a currency, match by match in the order they began: (when the match began, the
+        total after it) after each match whose place in that order (from 0) is among the
+        currency's `shown`. The database numbers the matches and adds them up; only the rows
+        shown are read."""
+        currency, order = F("match__currency"), ["match__played_at", "match"]
+        so_far = RowRange(start=None, end=0)
+        high = F("net_cents") / _HALF
+        rows = (
+            self.finished()
+            .filter(STAKED)
+            .annotate(
+                place=Window(RowNumber(), partition_by=currency, order_by=order),
+                high=Window(Sum(high), partition_by=currency, order_by=order, frame=so_far),
+                low=Window(
+                    Sum(F("net_cents") - high * _HALF),
+                    partition_by=currency,
+                    order_by=order,
+                    frame=so_far,
+                ),
+            )
+            .filter(place__in=sorted({i + 1 for places in shown.values() for i in places}))
+            .order_by("match__currency", "place")
+            .values_list("match__currency", "place", "match__played_at", "high", "low")
+        )
+        out: dict[str, list[tuple[datetime, int]]] = {}
+        for currency, place, played_at, high, low in rows:
+            if place - 1 in shown.get(currency, ()):
+                out.setdefault(currency, []).append((played_at, _net(high, low)))
+        return out
+
     def money(self) -> dict[str, int]:
         """Net money in cents by currency, over the finished matches played for money."""
         rows = self.finished().filter(STAKED).values_list("match__currency")
@@ -1472,6 +1592,381 @@ class Result(models.Model):
         return self.match.get_absolute_url()
 
 
+# --- The results summed, player by player --------------------------------------------------
+
+TALLY_FIELDS = tuple(f.name for f in fields(rules.Tally))
+# A result's columns that its player's sums add up.
+SUMMED = ("won", "net_cents", *TALLY_FIELDS)
+# The columns of `ResultSum` that add up (its money and its first match are kept beside them).
+COUNTED = ("played", "finished", "won", "staked", *TALLY_FIELDS)
+
+
+def _split(cents: int) -> tuple[int, int]:
+    """An exact amount as the two columns that keep a sum of money: high × 2³² + low."""
+    return divmod(cents, _HALF)
+
+
+@dataclass(frozen=True)
+class Summed:
+    """What a player's statistics, record and chart read of their sums (`ResultSum`), as
+    `ResultQuerySet` adds them up from every result: `stats()`, `stats_by_preset()`,
+    `money()` and `money_by_preset()`; and how many finished matches were played for money in
+    each currency, and when the first of them began (the points of their chart)."""
+
+    stats: dict[str, int]
+    by_preset: dict[str, dict[str, int]]
+    money: dict[str, int]
+    money_by_preset: dict[str, dict[str, int]]
+    staked: dict[str, int]
+    first: dict[str, datetime]
+
+
+class ResultSumQuerySet(models.QuerySet["ResultSum"]):
+    def summed(self) -> Summed:
+        """These sums added up, from one query of a few rows."""
+        rows = self.order_by("currency", "preset").values(
+            "preset", "currency", *COUNTED, "net_high", "net_low", "first"
+        )
+        stats = dict.fromkeys(("played", "finished", "won", *TALLY_FIELDS), 0)
+        by_preset: dict[str, dict[str, int]] = {}
+        money: dict[str, int] = {}
+        money_by_preset: dict[str, dict[str, int]] = {}
+        staked: dict[str, int] = {}
+        first: dict[str, datetime] = {}
+        for row in rows:
+            preset, currency = row["preset"], row["currency"]
+            mine = by_preset.setdefault(preset, dict.fromkeys(stats, 0))
+            for name in stats:
+                stats[name] += row[name]
+                mine[name] += row[name]
+            if row["staked"]:
+                cents = _net(row["net_high"], row["net_low"])
+                money[currency] = money.get(currency, 0) + cents
+                preset_money = money_by_preset.setdefault(preset, {})
+                preset_money[currency] = preset_money.get(currency, 0) + cents
+                staked[currency] = staked.get(currency, 0) + row["staked"]
+                first[currency] = min(first.get(currency, row["first"]), row["first"])
+        order = sorted(by_preset, key=lambda preset: (-by_preset[preset]["played"], preset))
+        by_preset = {preset: by_preset[preset] for preset in order}
+        return Summed(stats, by_preset, money, money_by_preset, staked, first)
+
+    def nets(self):
+        """(currency, name, net_high, net_low, first) of each player with a finished match
+        played for money, in the order `_nets()` reads them, as `_result_nets()` has them."""
+        return (
+            self.filter(staked__gt=0)
+            .values_list("currency", "player__name")
+            .annotate(high=Sum("net_high"), low=Sum("net_low"), first=Min("first"))
+            .order_by("currency", "first", "player__name")
+        )
+
+
+class ResultSum(models.Model):
+    """A player's results (`Result`) summed over their matches of one preset played in one
+    currency: the §12 counts that `ResultQuerySet.stats()` adds up, and over the finished
+    matches played for money (`staked`) the money and when the first of them began. Their
+    statistics, record, chart and balances read these few rows, never every match of a long
+    history.
+
+    Written by `_move_sums()` in the transaction that writes the results it sums, under the
+    group's turn, and only there; `recount_sums()` sums them anew where results move
+    wholesale (a merge, the admin's edit of a match)."""
+
+    player = models.ForeignKey(Player, models.CASCADE, related_name="result_sums")
+    preset = models.CharField(max_length=20)
+    currency = models.CharField(max_length=rules.CURRENCY_LENGTH)
+    played = models.PositiveIntegerField(default=0)
+    finished = models.PositiveIntegerField(default=0)
+    won = models.PositiveIntegerField(default=0)
+    staked = models.PositiveIntegerField(default=0, help_text="finished matches played for money")
+    # The money won (+) or lost (−) over those, in cents: net_high × 2³² + net_low (a sum of
+    # the largest stakes can pass 64 bits).
+    net_high = models.BigIntegerField(default=0)
+    net_low = models.BigIntegerField(default=0)
+    first = models.DateTimeField(null=True, blank=True, help_text="when the first of those began")
+    # rules.Tally, field by field (§12), summed.
+    dealt_in = models.PositiveIntegerField(default=0)
+    stayed_in = models.PositiveIntegerField(default=0)
+    could_drop = models.PositiveIntegerField(default=0)
+    stayed_by_choice = models.PositiveIntegerField(default=0)
+    made_trump = models.PositiveIntegerField(default=0)
+    made = models.PositiveIntegerField(default=0)
+    was_set = models.PositiveIntegerField(default=0)
+    euchred = models.PositiveIntegerField(default=0)
+    sweeps = models.PositiveIntegerField(default=0)
+    points = models.BigIntegerField(default=0)
+
+    objects = ResultSumQuerySet.as_manager()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["player", "preset", "currency"], name="result_sum_unique"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.player}: {self.played} {self.preset} matches in {self.currency}"
+
+    def get_absolute_url(self) -> str:
+        return self.player.get_absolute_url()
+
+
+LATEST_NIGHTS_SQL = """
+    SELECT player_id, currency, night_id, net_high, net_low, started FROM games_nightsum
+    WHERE player_id = %s AND currency = %s ORDER BY started DESC, night_id LIMIT %s
+"""
+
+
+class NightSum(models.Model):
+    """A player's money over the finished matches of one night played for money in one
+    currency, and when the first of them began: what a balance's workings list night by
+    night, the latest first, reading a dozen rows a player, never every match. Written with
+    `ResultSum`, by the same two functions."""
+
+    night = models.ForeignKey(Night, models.CASCADE, related_name="sums")
+    player = models.ForeignKey(Player, models.CASCADE, related_name="night_sums")
+    currency = models.CharField(max_length=rules.CURRENCY_LENGTH)
+    matches = models.PositiveIntegerField(default=0)
+    net_high = models.BigIntegerField(default=0)
+    net_low = models.BigIntegerField(default=0)
+    started = models.DateTimeField()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["night", "player", "currency"], name="night_sum_unique"
+            ),
+        ]
+        indexes = [
+            models.Index(fields=["player", "currency", "-started"], name="night_sum_latest"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.player} on {self.night_id}: {_net(self.net_high, self.net_low)}"
+
+    def get_absolute_url(self) -> str:
+        return self.night.get_absolute_url()
+
+    @staticmethod
+    def latest(keys: list[tuple[int, str]], most: int) -> dict[tuple[int, str], list[tuple]]:
+        """The `most` latest nights of each (player, currency) of `keys`: (night, net, when
+        the player began there), the latest first."""
+        rows = _latest(LATEST_NIGHTS_SQL, [(*key, most) for key in keys])
+        out: dict[tuple[int, str], list[tuple]] = {}
+        for player, currency, night, high, low, started in rows:
+            out.setdefault((player, currency), []).append(
+                (night, _net(high, low), _moment(started))
+            )
+        return out
+
+
+def _parts(match: Match, results: list[dict], finished: bool) -> tuple[dict, dict]:
+    """What `results` of `match` (rows of `SUMMED` with their `player_id`), the match then
+    finished or not, add to their players' sums: {player: `COUNTED` and "net"} for
+    `ResultSum`, and for `NightSum` {player: "matches" and "net"} where the match counts
+    (finished and played for money)."""
+    counted = finished and bool(match.stakes())
+    sums, nights = {}, {}
+    for row in results:
+        net = row["net_cents"] if counted else 0
+        sums[row["player_id"]] = {
+            "played": 1,
+            "finished": int(finished),
+            "won": int(row["won"]),
+            "staked": int(counted),
+            **{name: row[name] for name in TALLY_FIELDS},
+            "net": net,
+        }
+        if counted:
+            nights[row["player_id"]] = {"matches": 1, "net": net}
+    return sums, nights
+
+
+def _first_counted(results) -> datetime | None:
+    """When the first of these results' finished matches played for money began."""
+    counted = results.finished().filter(STAKED)
+    return counted.aggregate(first=Min("match__played_at"))["first"]
+
+
+# Every save reads and writes its players' sums: the statements are written out, as Django's
+# building of them cost more than the rest of a save (its bulk_update builds a CASE of every
+# row for every column).
+
+
+def _summed_results(match_id: int) -> list[dict]:
+    """The match's stored results: their `SUMMED` columns and their `player_id`."""
+    columns = ["player_id", *SUMMED]
+    sql = f"SELECT {', '.join(columns)} FROM games_result WHERE match_id = %s"
+    return [dict(zip(columns, row, strict=True)) for row in _fetch(sql, match_id)]
+
+
+def _sums_of(model, column: str, value, players) -> list:
+    """The sums (`ResultSum`, `NightSum`) of these players whose `column` is `value`."""
+    players = sorted(players)
+    if not players:
+        return []
+    marks = ", ".join(["%s"] * len(players))
+    sql = (
+        f"SELECT {_columns(model, 't')} FROM {model._meta.db_table} t "
+        f"WHERE t.{column} = %s AND t.player_id IN ({marks})"
+    )
+    return [_loaded(model, row) for row in _fetch(sql, value, *players)]
+
+
+def _save(model, rows: list, count: str, columns: list[str]) -> None:
+    """Store these sums, a statement a row: those that now count nothing (`count` 0) go."""
+    gone = [r.pk for r in rows if r.pk and not getattr(r, count)]
+    if gone:
+        model.objects.filter(pk__in=gone).delete()
+    table, fields = model._meta.db_table, [model._meta.get_field(name) for name in columns]
+    every = [field for field in model._meta.concrete_fields if not field.primary_key]
+
+    def values(row, fields) -> list:
+        return [field.get_db_prep_save(getattr(row, field.attname), connection) for field in fields]
+
+    new = [r for r in rows if r.pk is None and getattr(r, count)]
+    kept = [r for r in rows if r.pk and getattr(r, count)]
+    with connection.cursor() as cursor:
+        if new:
+            names, marks = ", ".join(f.column for f in every), ", ".join(["%s"] * len(every))
+            sql = f"INSERT INTO {table} ({names}) VALUES ({marks})"
+            cursor.executemany(sql, [values(r, every) for r in new])
+        if kept:
+            sets = ", ".join(f"{field.column} = %s" for field in fields)
+            sql = f"UPDATE {table} SET {sets} WHERE id = %s"
+            cursor.executemany(sql, [values(r, fields) + [r.pk] for r in kept])
+
+
+def _move_sums(
+    match: Match, night_before: int, before: list[dict], was_finished: bool, night: int, after
+) -> None:
+    """Take the results `before` of `match` (rows of `SUMMED` with their `player_id`), as
+    they were on `night_before`, the match then finished or not, out of their players' sums
+    (`ResultSum`, `NightSum`), and put the match's results `after`, on `night`, in: written
+    after the results, in the transaction that writes them, under the group's turn."""
+    old, old_nights = _parts(match, before, was_finished)
+    new, new_nights = _parts(match, after, match.finished is not None)
+    at, currency = match.played_at, match.currency
+    key = {"preset": match.preset, "currency": currency}
+    players = {*old, *new}
+    found = _sums_of(ResultSum, "preset", match.preset, players)
+    stored = {s.player_id: s for s in found if s.currency == currency}
+    sums = []
+    for player in players:
+        was, now = old.get(player, {}), new.get(player, {})
+        moved = {name: now.get(name, 0) - was.get(name, 0) for name in (*COUNTED, "net")}
+        if not any(moved.values()):
+            continue
+        s = stored.get(player) or ResultSum(player_id=player, **key)
+        for name in COUNTED:
+            setattr(s, name, getattr(s, name) + moved[name])
+        s.net_high, s.net_low = _split(_net(s.net_high, s.net_low) + moved["net"])
+        if now.get("staked"):
+            s.first = min(s.first or at, at)
+        elif was.get("staked") and s.first == at:  # their first such match no longer counts
+            mine = Result.objects.filter(player=player, match__preset=match.preset)
+            s.first = _first_counted(mine.filter(match__currency=currency))
+        if not s.staked:
+            s.first = None
+        sums.append(s)
+    _save(ResultSum, sums, "played", [*COUNTED, "net_high", "net_low", "first"])
+
+    parts: dict[tuple[int, int], tuple[dict, dict]] = {
+        (night_before, p): (part, {}) for p, part in old_nights.items()
+    }
+    for p, part in new_nights.items():
+        parts[night, p] = (parts.get((night, p), ({}, {}))[0], part)
+    if not parts:
+        return
+    rows = {
+        (n.night_id, n.player_id): n
+        for on in {night_before, night}
+        for n in _sums_of(NightSum, "night_id", on, {*old_nights, *new_nights})
+        if n.currency == currency
+    }
+    nights = []
+    for (on, player), (was, now) in parts.items():
+        moved = {name: now.get(name, 0) - was.get(name, 0) for name in ("matches", "net")}
+        if not any(moved.values()):
+            continue
+        n = rows.get((on, player)) or NightSum(
+            night_id=on, player_id=player, currency=currency, started=at
+        )
+        n.matches += moved["matches"]
+        n.net_high, n.net_low = _split(_net(n.net_high, n.net_low) + moved["net"])
+        if now:
+            n.started = min(n.started, at)
+        elif n.matches and n.started == at:  # their first such match that night has gone
+            mine = Result.objects.filter(player=player, match__night=on)
+            n.started = _first_counted(mine.filter(match__currency=currency)) or at
+        nights.append(n)
+    _save(NightSum, nights, "matches", ["matches", "net_high", "net_low", "started"])
+
+
+def recount_sums(players) -> None:
+    """Sum these players' results anew (`ResultSum`, `NightSum`), from every stored result:
+    where results change hands wholesale (a merge), or their match's rules, stakes or night
+    may have changed (the admin). The sums `_move_sums()` keeps are these."""
+    players = list(players)
+    counted = Q(match__finished__isnull=False) & STAKED
+    high = F("net_cents") / _HALF
+    rows = (
+        Result.objects.filter(player__in=players)
+        .values("player", "match__preset", "match__currency")
+        .annotate(
+            **_stats(),
+            staked=Count("pk", filter=counted),
+            high=Sum(high, filter=counted, default=0),
+            low=Sum(F("net_cents") - high * _HALF, filter=counted, default=0),
+            first=Min("match__played_at", filter=counted),
+        )
+        .order_by()
+    )
+    sums = []
+    for row in rows:
+        net_high, net_low = _split(_net(row.pop("high"), row.pop("low")))
+        player, preset, currency = (
+            row.pop(k) for k in ("player", "match__preset", "match__currency")
+        )
+        sums.append(
+            ResultSum(
+                player_id=player,
+                preset=preset,
+                currency=currency,
+                net_high=net_high,
+                net_low=net_low,
+                **row,
+            )
+        )
+    by_night = (
+        Result.objects.filter(player__in=players)
+        .finished()
+        .filter(STAKED)
+        .values_list("match__night", "player", "match__currency")
+        .annotate(matches=Count("pk"), **_net_sum(), started=Min("match__played_at"))
+        .order_by()
+    )
+    nights = []
+    for night, player, currency, matches, high, low, started in by_night:
+        net_high, net_low = _split(_net(high, low))
+        nights.append(
+            NightSum(
+                night_id=night,
+                player_id=player,
+                currency=currency,
+                matches=matches,
+                net_high=net_high,
+                net_low=net_low,
+                started=started,
+            )
+        )
+    ResultSum.objects.filter(player__in=players).delete()
+    NightSum.objects.filter(player__in=players).delete()
+    ResultSum.objects.bulk_create(sums)
+    NightSum.objects.bulk_create(nights)
+
+
 # --- Groups: who keeps the table ------------------------------------------------------------
 
 
@@ -1518,6 +2013,9 @@ class Group(models.Model):
         blank=True,
         related_name="home_group",
     )
+    # Moves on with every write to what the group's pages show, in its transaction
+    # (`_groups_turn`): a region of a page is drawn once a version (games/regions.py).
+    version = models.PositiveBigIntegerField(default=0)
 
     objects = GroupQuerySet.as_manager()
 
@@ -1552,8 +2050,13 @@ class Group(models.Model):
         """A group, or an account's own group."""
         return group_or_user if isinstance(group_or_user, Group) else cls.home(group_or_user)
 
+    def moved_on(self) -> bool:
+        """Whether anything of the group was written (or the group deleted) since this row of
+        it was read (`version`)."""
+        return _fetch(GROUP_VERSION_SQL, self.pk) != [(self.version,)]
+
     def role_of(self, user) -> Role | None:
-        """The user's role in the group; None for anyone else (access.role asks this)."""
+        """The user's role in the group; None for anyone else."""
         if not user.is_authenticated:
             return None
         # Asked on every page of a group: plain SQL, a tenth of what the ORM takes to build it.
@@ -1567,20 +2070,20 @@ class Group(models.Model):
     def currencies(self) -> list[str]:
         """The currencies the group has played for money in: what a payment may be in."""
         matches = Match.objects.filter(group=self).filter(_staked())
-        return sorted(set(matches.values_list("currency", flat=True)))
+        return sorted(set(matches.order_by().values_list("currency", flat=True).distinct()))
 
     def balances(self) -> list[SettleUp]:
-        """Each currency's balances over every night and payment of the group (`_nets`), and
-        the payments that settle them: the fewest, as for a night (§11), wherever
-        rules.settle_balances can search for them."""
-        nets = _nets(Result.objects.filter(match__group=self), self.payments.all())
+        """Each currency's balances over every night and payment of the group (`_nets`, of
+        its players' stored sums), and the payments that settle them: the fewest, as for a
+        night (§11), wherever rules.settle_balances can search for them."""
+        nets = _nets(ResultSum.objects.filter(player__group=self).nets(), self.payments.all())
         return [SettleUp(c, net, *rules.settle_balances(net)) for c, net in nets.items()]
 
     @staticmethod
     def balance_of(player: Player) -> dict[str, int]:
         """A player's balance in each currency, as `balances()` has it, read for them alone."""
         mine = Payment.objects.filter(Q(payer=player) | Q(payee=player))
-        nets = _nets(player.results.all(), mine)
+        nets = _nets(player.result_sums.nets(), mine)
         return {c: net[player.name] for c, net in nets.items() if player.name in net}
 
     @transaction.atomic
@@ -1671,6 +2174,49 @@ class Membership(models.Model):
 
     def get_absolute_url(self) -> str:
         return self.group.get_absolute_url()
+
+
+# What a page over a group reads first: the user's memberships with their groups (the role,
+# the group's version, the switch between groups) and the player or night it shows. Django's
+# building of these queries costs many times their running (bench/records_bench.py): they are
+# written out, and their rows made into instances as the ORM would load them.
+
+
+def _columns(model, alias: str) -> str:
+    return ", ".join(f"{alias}.{field.column}" for field in model._meta.concrete_fields)
+
+
+def _loaded(model, values):
+    """An instance of `model` from its columns (`_columns`) as a query written out read them."""
+    fields = model._meta.concrete_fields
+    values = [
+        _moment(value) if isinstance(field, models.DateTimeField) and value is not None else value
+        for field, value in zip(fields, values, strict=True)
+    ]
+    return model.from_db(connection.alias, [field.attname for field in fields], values)
+
+
+def memberships_of(user_id: int) -> list[Membership]:
+    """The user's memberships, each with its group, in the order of the groups' names."""
+    sql = (
+        f"SELECT {_columns(Membership, 'm')}, {_columns(Group, 'g')} FROM games_membership m "
+        "JOIN games_group g ON g.id = m.group_id WHERE m.user_id = %s ORDER BY g.name, g.id"
+    )
+    width = len(Membership._meta.concrete_fields)
+    found = []
+    for row in _fetch(sql, user_id):
+        member = _loaded(Membership, row[:width])
+        member.group = _loaded(Group, row[width:])
+        found.append(member)
+    return found
+
+
+def row_of(model, pk: int):
+    """The row of `model` (a player, a night) of this id, with its own columns only, or None."""
+    rows = _fetch(
+        f"SELECT {_columns(model, 't')} FROM {model._meta.db_table} t WHERE t.id = %s", pk
+    )
+    return _loaded(model, rows[0]) if rows else None
 
 
 def new_invite_token() -> str:

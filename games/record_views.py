@@ -21,10 +21,10 @@ from django.utils.http import content_disposition_header
 from django.views.decorators.http import require_http_methods, require_POST
 from django.views.decorators.vary import vary_on_headers
 
-from games import access, rules, words
+from games import access, regions, rules, words
 from games.access import SignedInRequest
 from games.charts import line_chart
-from games.models import STAKED, Match, Night, Player, Role, SettleUp, payment_key
+from games.models import Match, Night, Player, Result, Role, SettleUp, Summed, payment_key
 from games.views import _partial, _switch
 
 # --- Nights ---------------------------------------------------------------------------------
@@ -124,16 +124,36 @@ def _nights_near(night: Night, matches: list[Match]):
     )
 
 
+def _night_context(night: Night, can_score: bool) -> dict:
+    matches = list(night.matches.order_by("played_at", "pk").with_results())
+    context = _settle_up_context(night, matches)
+    context.update(matches=matches, nights=_nights_near(night, matches), can_score=can_score)
+    return context
+
+
 @login_required
 @require_http_methods(["GET"])
 @vary_on_headers("HX-Request")
 def night_detail(request: SignedInRequest, pk: int) -> HttpResponse:
-    night = _get_night(request, pk)
-    matches = list(night.matches.order_by("played_at", "pk").with_results())
-    context = _settle_up_context(night, matches)
-    context.update(matches=matches, nights=_nights_near(night, matches))
-    context["can_score"] = access.require(request, night.group_id).allows(Role.SCORER)
-    return render(request, _partial(request, "games/night_detail.html", "settle-up"), context)
+    night = access.get_of_group(request, Night, pk)
+    can_score = access.require(request, night.group_id).allows(Role.SCORER)
+    template = _partial(request, "games/night_detail.html", "settle-up")
+    if template.endswith("#settle-up"):
+        return render(request, template, _night_context(night, can_score))
+
+    def draw():
+        """The night's page, drawn once a version of the group; the choice of nights to move
+        a match to drawn once for all its matches."""
+        context = _night_context(night, can_score)
+        matches = context["matches"]
+        context["night_title"] = night.titled(matches[0].played_at if matches else None)
+        options = "games/night_detail.html#move-options"
+        context["move_options"] = regions.partial(request, options, context) if can_score else ""
+        page = regions.partial(request, "games/night_detail.html#night", context)
+        return {"night_title": context["night_title"], "night_page": page}, None
+
+    drawn = regions.region(request, night.group, "night", (night.pk, can_score), draw)
+    return render(request, template, {"night": night, **drawn})
 
 
 @login_required
@@ -296,41 +316,37 @@ def _short_money(cents: int, currency: str) -> str:
 CHART_POINTS = 60
 
 
-def _net_charts(name: str, results) -> list[dict]:
-    """Their net money over time, match by match, one chart a currency, over `results`; at
-    most CHART_POINTS points a chart (the total after every so many matches)."""
+def _shown(count: int) -> set[int]:
+    """Which of `count` matches (their places, from 0) a chart draws the total after: each,
+    or at most CHART_POINTS of them, every so many, the last always."""
     most = CHART_POINTS
-    rows = (
-        results.finished()
-        .filter(STAKED)
-        .order_by("match__played_at", "match_id")
-        .values_list("match__currency", "match__played_at", "net_cents")
-    )
-    by_currency: dict[str, list] = {}
-    for currency, played_at, cents in rows:
-        by_currency.setdefault(currency, []).append((played_at, cents))
+    if count <= most:
+        return set(range(count))
+    return {round((k + 1) * count / most) - 1 for k in range(most)}
+
+
+def _net_charts(name: str, players, summed: Summed) -> list[dict]:
+    """The net money over time of `players` (their stored sums `summed`), match by match,
+    one chart a currency, in the order of each currency's first match; at most CHART_POINTS
+    points a chart (the total after every so many matches), and only those are read."""
+    shown = {currency: _shown(count) for currency, count in summed.staked.items()}
+    points = Result.objects.filter(player__in=players).running_money(shown)
     charts = []
-    for i, (currency, points) in enumerate(by_currency.items()):
-        totals, total = [], 0
-        for played_at, cents in points:
-            total += cents
-            totals.append((played_at, total))
-        shown: range | list[int] = range(len(points))
-        if most and len(points) > most:
-            shown = sorted({round((k + 1) * len(points) / most) - 1 for k in range(most)})
+    currencies = sorted(summed.staked, key=lambda currency: (summed.first[currency], currency))
+    for i, currency in enumerate(c for c in currencies if points.get(c)):
+        count = summed.staked[currency]
         running, labels, rows, before = [0], ["Start"], [], 0
-        for j in shown:
-            played_at, total = totals[j]
+        for played_at, total in points[currency]:
             running.append(total)
             labels.append(f"{timezone.localtime(played_at):%b %-d}")
             rows.append((played_at, total - before, total))
             before = total
-        every = len(rows) < len(points)
-        after = f"every {len(points) // len(rows)} or so of" if every else "each of"
+        every = len(rows) < count
+        after = f"every {count // len(rows)} or so of" if every else "each of"
         description = (
-            f"{name}'s net money in {currency} after {after} {len(points)} matches "
+            f"{name}'s net money in {currency} after {after} {count} matches "
             f"played for money, from {labels[1]} to {labels[-1]}: "
-            f"{'+' if total > 0 else ''}{words.money(total, currency)} in all."
+            f"{'+' if before > 0 else ''}{words.money(before, currency)} in all."
         )
         chart = line_chart(
             f"Net money over time ({currency})",
@@ -351,32 +367,39 @@ def _net_charts(name: str, results) -> list[dict]:
     return charts
 
 
-def stats_context(results) -> dict:
-    """§12's statistics of these results in words: over all of them and for each rule set."""
-    preset_money = results.money_by_preset()
+def stats_context(summed: Summed) -> dict:
+    """§12's statistics of these stored sums in words: over all their matches and for each
+    rule set."""
     presets = [
         {
             "label": rules.PRESETS[preset].label if preset in rules.PRESETS else preset,
             "played": stats["played"],
-            "rows": _stat_rows(stats, preset_money.get(preset, {})),
+            "rows": _stat_rows(stats, summed.money_by_preset.get(preset, {})),
         }
-        for preset, stats in results.stats_by_preset().items()
+        for preset, stats in summed.by_preset.items()
     ]
-    return {"overall": _stat_rows(results.stats(), results.money()), "presets": presets}
+    return {"overall": _stat_rows(summed.stats, summed.money), "presets": presets}
+
+
+def _is_me(request: SignedInRequest, player: Player) -> bool:
+    """Whether the user said "this is me" of the player."""
+    member = access.memberships(request).get(player.group_id)
+    return member is not None and member.player_id == player.pk
 
 
 def _player_context(request: SignedInRequest, player: Player, **more) -> dict:
+    summed = player.result_sums.summed()
     return {
         "can_score": access.require(request, player.group_id).allows(Role.SCORER),
-        "is_me": player.memberships.filter(user=request.user).exists(),
+        "is_me": _is_me(request, player),
         "stats_note": (
             "A hand counts when it was played (not redealt). The stayed-in rate is over the "
             f"hands in which {player.name} was free to drop out; points per hand below zero "
             "are good."
         ),
         "player": player,
-        **stats_context(player.results.all()),
-        "charts": _net_charts(player.name, player.results.all()),
+        **stats_context(summed),
+        "charts": _net_charts(player.name, [player.pk], summed),
         "others": Player.objects.filter(group=player.group_id).exclude(pk=player.pk),
         "name_length": rules.NAME_LENGTH,
         **more,
@@ -386,8 +409,22 @@ def _player_context(request: SignedInRequest, player: Player, **more) -> dict:
 @login_required
 @require_http_methods(["GET"])
 def player_detail(request: SignedInRequest, pk: int) -> HttpResponse:
-    player = access.get(request, Player, pk=pk)
-    return render(request, "games/player_detail.html", _player_context(request, player))
+    player = access.get_of_group(request, Player, pk)
+    can_score = access.require(request, player.group_id).allows(Role.SCORER)
+
+    def draw():
+        """The player's statistics, charts and forms, drawn once a version of the group."""
+        context = _player_context(request, player)
+        return {
+            "player_page": regions.partial(request, "games/player_detail.html#player", context)
+        }, None
+
+    context = {
+        "player": player,
+        "is_me": _is_me(request, player),
+        **regions.region(request, player.group, "player", (player.pk, can_score), draw),
+    }
+    return render(request, "games/player_detail.html", context)
 
 
 @login_required

@@ -33,7 +33,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 from django.views.decorators.vary import vary_on_headers
 from django_htmx.http import HttpResponseClientRedirect, reswap, retarget
 
-from games import access, matchfile, rules, throttles, words
+from games import access, matchfile, regions, rules, throttles, words
 from games.access import HtmxRequest, SignedInRequest
 from games.checks import password_reset_on, reset_domain
 from games.forms import EmailForm, HandForm, MatchForm, SignupForm, WriteForm
@@ -352,6 +352,10 @@ def _card(match: Match) -> dict:
     }
 
 
+# How long after its last match began a night's settle-up is tonight's on the home page.
+TONIGHT = timedelta(hours=12)
+
+
 def _tonight(group: Group) -> dict | None:
     """The settle-up of the latest night, once one of its matches has finished."""
     night = Night.latest(group)
@@ -365,7 +369,8 @@ def _tonight(group: Group) -> dict | None:
         "night": night,
         "transfers": transfers,
         "staked": bool(settle_up),
-        "is_tonight": timezone.now() - last < timedelta(hours=12),
+        "is_tonight": timezone.now() - last < TONIGHT,
+        "last": last,
         "started": night.started(),
     }
 
@@ -381,7 +386,21 @@ def service_worker(request: HttpRequest) -> HttpResponse:
 @login_required
 def home(request: SignedInRequest) -> HttpResponse:
     group = access.picked(request)
-    matches = _listed(group)
+
+    def draw():
+        """The matches and the latest night's settle-up, drawn once a version of the group."""
+        matches = _listed(group)
+        tonight = _tonight(group)
+        context = {
+            "group": group,
+            "playing": [_card(m) for m in matches.in_progress()[:20]],
+            "finished": [_card(m) for m in matches.done()[:5]],
+            "tonight": tonight,
+        }
+        records = regions.partial(request, "games/home.html#records", context)
+        ends = tonight["last"] + TONIGHT if tonight and tonight["is_tonight"] else None
+        return {"records": records}, ends
+
     return render(
         request,
         "games/home.html",
@@ -389,16 +408,14 @@ def home(request: SignedInRequest) -> HttpResponse:
             "group": group,
             "groups": _switch(request, group),
             "can_score": access.require(request, group.pk).allows(Role.SCORER),
-            "playing": [_card(m) for m in matches.in_progress()[:20]],
-            "finished": [_card(m) for m in matches.done()[:5]],
-            "tonight": _tonight(group),
+            **regions.region(request, group, "home", (), draw),
         },
     )
 
 
 def _switch(request: SignedInRequest, group: Group) -> list[Group]:
     """The user's other groups, for the switch at the top of a page over one group."""
-    return list(Group.objects.of(request.user).exclude(pk=group.pk))
+    return [m.group for m in access.memberships(request).values() if m.group_id != group.pk]
 
 
 def _scoring_groups(request: SignedInRequest):
@@ -768,36 +785,55 @@ def match_delete(request: SignedInRequest, pk: int) -> HttpResponse:
     return render(request, "games/match_delete.html", _summary(match))
 
 
+class _Counted(Paginator):
+    """A paginator told how many there are (a player's stored count of their matches), so
+    that it never counts them."""
+
+    def __init__(self, object_list, per_page: int, count: int):
+        super().__init__(object_list, per_page)
+        self.__dict__["count"] = count
+
+
 @login_required
 def match_list(request: SignedInRequest) -> HttpResponse:
     player = None
     if request.GET.get("player"):
-        field = forms.ModelChoiceField(Player.objects.filter(group__memberships__user=request.user))
-        try:
-            player = field.clean(request.GET["player"])
-        except ValidationError:
-            raise Http404("No such player.") from None
+        player = access.get_of_group(request, Player, request.GET["player"])
         group = player.group
     else:
         group = access.picked(request)
-    matches = _listed(group)
-    players = Player.objects.filter(group=group)
-    if player is not None:
-        matches = matches.filter(results__player=player)
-    page = Paginator(matches, 20).get_page(request.GET.get("page"))
+    can_score = access.require(request, group.pk).allows(Role.SCORER)
+    number = request.GET.get("page")
+
+    def draw():
+        """The list (and the player's record), drawn once a version of the group."""
+        matches = _listed(group)
+        record = None
+        paginator = Paginator(matches, 20)
+        if player is not None:
+            record = player.totals()
+            paginator = _Counted(matches.filter(results__player=player), 20, record["played"])
+        page = paginator.get_page(number)
+        context = {
+            "page": page,
+            "cards": [_card(m) for m in page],
+            "players": Player.objects.filter(group=group),
+            "player": player,
+            "record": record,
+            "group": group,
+            "can_score": can_score,
+            "import_limits": import_limits(),
+        }
+        return {"listed": regions.partial(request, "games/match_list.html#listed", context)}, None
+
+    parts = (can_score, player and player.pk, number, import_limits())
     return render(
         request,
         "games/match_list.html",
         {
-            "page": page,
-            "cards": [_card(m) for m in page],
-            "players": players,
-            "player": player,
-            "record": player.totals() if player else None,
             "group": group,
             "groups": _switch(request, group),
-            "can_score": access.require(request, group.pk).allows(Role.SCORER),
-            "import_limits": import_limits(),
+            **regions.region(request, group, "matches", parts, draw),
         },
     )
 

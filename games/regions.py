@@ -1,0 +1,89 @@
+"""Regions of the pages over many matches, drawn once a version of the group's data.
+
+What a region of such a page shows (a group's matches, results, nights, players, payments)
+changes only with a write to the group, and every such write moves the group's version on in
+its own transaction (`Group.version`, moved by `models._groups_turn`). So a region drawn for a
+version is drawn once: the next request at that version takes it from the shared cache
+(`CACHE_URL`). The version is read with the group, before anything the region shows, so a
+region drawn from it is never older than it, and none drawn for an older version is ever
+found again. The key holds whatever else the drawing depends on (the viewer's role, the page
+of a list, the time zone, ...), the group's id and the moment it was made (ids of a dropped
+database are used again) and a digest of the app's templates and code (a new release draws
+anew).
+
+A region that holds a form is drawn with marks where each request puts its own CSRF token.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable
+from datetime import datetime
+from pathlib import Path
+
+from django.core.cache import cache
+from django.middleware.csrf import get_token
+from django.template.loader import render_to_string
+from django.utils import timezone
+from django.utils.safestring import SafeString, mark_safe
+
+from games.models import Group
+
+# As long as a drawn region is kept; a write makes it unreachable long before.
+SECONDS = 60 * 60 * 24
+CSRF_MARK = "csrf-token-of-the-request-7d1e42b9"
+
+
+def _digest() -> str:
+    """The app's templates and code, in a few letters: what a region looks like."""
+    app = Path(__file__).resolve().parent
+    files = sorted(
+        [*app.glob("*.py"), *app.glob("templatetags/*.py"), *app.glob("templates/**/*.*")]
+        + [*(app.parent / "templates").glob("**/*.*")]
+    )
+    digest = hashlib.sha256()
+    for path in files:
+        digest.update(path.relative_to(app.parent).as_posix().encode())
+        digest.update(path.read_bytes())
+    return digest.hexdigest()[:16]
+
+
+DIGEST = _digest()
+
+
+def region(
+    request,
+    group: Group,
+    name: str,
+    parts: tuple,
+    draw: Callable[[], tuple[dict[str, str], datetime | None]],
+) -> dict[str, SafeString]:
+    """The region `name` of a page of `group` (read with its version before anything the
+    region shows), for `parts` (what else the drawing depends on): drawn by `draw()` once a
+    version, else taken from the cache. `draw()` gives the region's pieces of text, drawn
+    with `CSRF_MARK` as the CSRF token, and when the drawing goes out of date without any
+    write, if it does ("Tonight's settle-up" is another night's 12 hours on), or None."""
+    when = timezone.get_current_timezone_name()  # the clock times a region shows
+    words = (name, group.pk, group.created.isoformat(), group.version, DIGEST, when, *parts)
+    key = "region:" + hashlib.sha256(repr(words).encode()).hexdigest()
+    kept = cache.get(key)
+    now = timezone.now()
+    if kept is None or (kept["until"] is not None and now >= kept["until"]):
+        drawn, ends = draw()
+        kept = {"drawn": drawn, "until": ends}
+        # Its statements each read what was committed when they ran: a write landing while
+        # it was drawn may show in some and not in others. Such a drawing is shown once, as
+        # any page would be, but kept only if the version did not move meanwhile.
+        if (ends is None or now < ends) and not group.moved_on():
+            seconds = SECONDS if ends is None else min(SECONDS, (ends - now).total_seconds())
+            cache.set(key, kept, seconds)
+    token = get_token(request) if any(CSRF_MARK in text for text in kept["drawn"].values()) else ""
+    return {
+        piece: mark_safe(text.replace(CSRF_MARK, token) if token else text)
+        for piece, text in kept["drawn"].items()
+    }
+
+
+def partial(request, template: str, context: dict) -> str:
+    """A partial of a template drawn for the cache: its forms' CSRF tokens left as marks."""
+    return render_to_string(template, {**context, "csrf_token": CSRF_MARK}, request)

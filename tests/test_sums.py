@@ -1,0 +1,335 @@
+"""The stored sums of the results (`ResultSum`, `NightSum`) and the group's version: whatever
+is written, the sums are what adding up every stored result gives, and the version moves."""
+
+import random
+from dataclasses import replace
+from datetime import timedelta
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.db.models import Count
+from django.utils import timezone
+
+from games import rules
+from games.models import (
+    STAKED,
+    Group,
+    Match,
+    Night,
+    NightSum,
+    Player,
+    Result,
+    ResultSum,
+    _net,
+    _result_nets,
+    recount_sums,
+)
+
+from .conftest import make_match
+from .matches import random_hand, random_match
+
+pytestmark = pytest.mark.django_db
+
+CLUB = rules.Hand("clubs", tricks={"Ann": 2, "Bob": 1, "Cat": 1, "Dan": 1})
+SWEEP = rules.Hand("diamonds", "spades", "Cat", None, ("Ann", "Bob", "Dan"), {"Cat": 5})
+STAKES = (rules.Stakes(), rules.Stakes(per_game=100, per_point=10), rules.Stakes(per_set=25))
+
+
+def stored(group) -> tuple[list, list]:
+    """The group's sums as stored, row by row."""
+    sums = ResultSum.objects.filter(player__group=group).order_by("player", "preset", "currency")
+    nights = NightSum.objects.filter(player__group=group).order_by("night", "player", "currency")
+    fields = [f.attname for f in ResultSum._meta.fields if f.name != "id"]
+    night_fields = [f.attname for f in NightSum._meta.fields if f.name != "id"]
+    return list(sums.values_list(*fields)), list(nights.values_list(*night_fields))
+
+
+def assert_sums_are_the_results_added_up(group):
+    """Each player's sums say what their stored results add up to (`ResultQuerySet`), night
+    by night too, and summing every result anew (`recount_sums`) stores the same rows."""
+    for player in Player.objects.filter(group=group):
+        summed, results = player.result_sums.summed(), player.results.all()
+        assert summed.stats == results.stats()
+        assert summed.by_preset == results.stats_by_preset()
+        assert list(summed.by_preset) == list(results.stats_by_preset())
+        assert summed.money == results.money()
+        assert summed.money_by_preset == results.money_by_preset()
+        counted = results.finished().filter(STAKED).values_list("match__currency")
+        assert summed.staked == dict(counted.annotate(n=Count("pk")).order_by("match__currency"))
+        by_night = {
+            (night, currency): (net, first)
+            for currency, name, night, net, first in results.nets_by_night()
+        }
+        rows = player.night_sums.values_list("night", "currency", "net_high", "net_low", "started")
+        assert {(n, c): (_net(h, lo), at) for n, c, h, lo, at in rows} == by_night
+    nets = {
+        (c, name): (_net(h, lo), first)
+        for c, name, h, lo, first in _result_nets(Result.objects.filter(match__group=group))
+    }
+    summed_nets = ResultSum.objects.filter(player__group=group).nets()
+    assert {(c, name): (_net(h, lo), first) for c, name, h, lo, first in summed_nets} == nets
+    assert [row[:2] for row in summed_nets] == list(nets)
+    before = stored(group)
+    recount_sums(Player.objects.filter(group=group).values_list("pk", flat=True))
+    assert stored(group) == before
+
+
+def version(group) -> int:
+    return Group.objects.get(pk=group.pk).version
+
+
+def test_a_match_stored_hand_by_hand_is_summed_as_its_results(user):
+    group = Group.home(user)
+    match = make_match(user, stakes=STAKES[1])
+    assert_sums_are_the_results_added_up(group)
+    for number, hand in enumerate([CLUB, CLUB, SWEEP], 1):
+        seen = version(group)
+        match = Match.objects.get(pk=match.pk)
+        match.add_hand(number, hand, match.version)
+        assert version(group) > seen
+        assert_sums_are_the_results_added_up(group)
+    match = Match.objects.get(pk=match.pk)
+    assert match.finished is not None
+    match.undo_hand(3, match.version)  # no longer finished: its money no longer counts
+    assert_sums_are_the_results_added_up(group)
+    assert not ResultSum.objects.filter(staked__gt=0).exists()
+    assert not NightSum.objects.exists()
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_whatever_is_written_the_sums_are_the_results_added_up(user, seed):
+    """Matches begun, played, changed, undone, moved, deleted and imported, and players
+    renamed and merged, at random: after every write the sums are a recount, and the group's
+    version has moved on."""
+    rnd = random.Random(seed)
+    group = Group.home(user)
+    start = timezone.now() - timedelta(days=30)
+    for step in range(45):
+        matches = list(Match.objects.filter(group=group).with_seats())
+        seen = version(group)
+        what = rnd.choice(
+            ["begin", "begin", "play", "play", "play", "play", "change", "undo", "move"]
+            + ["remove", "import", "rename", "merge", "admin"]
+        )
+        if what == "begin" or not matches:
+            m = random_match(rnd, rnd.choice(sorted(rules.PRESETS)), max_hands=rnd.choice([0, 3]))
+            names = (
+                m.players if rnd.random() < 0.8 else ("Ann", "Bob", "Eve", "Fay")[: len(m.players)]
+            )
+            played_at = start + timedelta(days=rnd.randrange(20), hours=rnd.randrange(5))
+            stakes = rnd.choice(STAKES)
+            if rnd.random() < 0.3:
+                stakes = rules.Stakes(stakes.per_game, stakes.per_point, stakes.per_set, "EUR")
+            try:
+                Match.create(
+                    group,
+                    m.preset,
+                    m.ruleset,
+                    stakes,
+                    names,
+                    names[m.players.index(m.first_dealer)],
+                    played_at=played_at,
+                )
+            except rules.RuleError:
+                continue
+        elif what == "play":
+            match = rnd.choice(matches)
+            state, _ = match.replay()
+            if state.finished:
+                continue
+            for _ in range(rnd.randrange(1, 30)):
+                if state.finished:
+                    break
+                match = Match.objects.with_seats().get(pk=match.pk)
+                hand = random_hand(state, rnd)
+                (match, (state, _)) = match.add_hand(state.hands + 1, hand, match.version)
+        elif what == "change":
+            match = rnd.choice(matches)
+            if not match.hands_played:
+                continue
+            number = rnd.randrange(1, match.hands_played + 1)
+            before, _ = match.state_before(number)
+            try:
+                match.change_hand(number, random_hand(before, rnd), match.version)
+            except rules.RuleError:
+                continue  # a later hand no longer fits: nothing stored
+        elif what == "undo":
+            match = rnd.choice(matches)
+            if not match.hands_played:
+                continue
+            match.undo_hand(match.hands_played, match.version)
+        elif what == "move":
+            match = rnd.choice(matches)
+            nights = list(Night.objects.filter(group=group).exclude(pk=match.night_id))
+            match.move_to(rnd.choice(nights) if nights and rnd.random() < 0.7 else None)
+        elif what == "remove":
+            rnd.choice(matches).remove()
+        elif what == "import":
+            match = rnd.choice(matches)
+            copy = match.to_file()
+            later = copy.played_at + timedelta(hours=rnd.choice([0, 1, 30]))
+            Match.import_file(group, replace(copy, played_at=later))
+        elif what == "rename":
+            player = rnd.choice(list(Player.objects.filter(group=group)))
+            try:
+                player.rename(player.name + "x" if len(player.name) < 6 else player.name[:3])
+            except rules.RuleError:
+                continue  # another player's name
+        elif what == "merge":
+            players = list(Player.objects.filter(group=group))
+            a, b = rnd.sample(players, 2)
+            try:
+                a.merge(b)
+            except rules.RuleError:
+                continue
+        elif what == "admin":
+            # What the admin does: the match's rows changed (here its currency and stakes),
+            # then its verdict stored anew.
+            match = rnd.choice(matches)
+            Match.objects.filter(pk=match.pk).update(
+                currency=rnd.choice(["USD", "EUR"]), per_game_cents=rnd.choice([0, 50])
+            )
+            match = Match.objects.with_seats().get(pk=match.pk)
+            match.record(match.game_hands())
+        assert version(group) > seen, (step, what)
+        assert_sums_are_the_results_added_up(group)
+
+
+def test_a_group_deleted_takes_its_sums_with_it(user):
+    make_match(user, hands=[SWEEP], stakes=STAKES[1])
+    assert ResultSum.objects.exists() and NightSum.objects.exists()
+    Group.home(user).delete()
+    assert not ResultSum.objects.exists() and not NightSum.objects.exists()
+
+
+def test_money_past_64_bits_is_summed_exactly(user):
+    big = rules.Stakes(per_game=99_999_999, per_point=99_999_999, per_set=99_999_999)
+    for _ in range(3):
+        make_match(user, stakes=big, starting_score=1_000_000, hands=[SWEEP])
+    assert_sums_are_the_results_added_up(Group.home(user))
+    cat = Player.objects.get(name="Cat")
+    assert cat.totals()["money"]["USD"] == sum(
+        r.net_cents for r in Result.objects.filter(player=cat)
+    )
+
+
+def test_the_version_moves_with_every_write_to_the_group(user, client):
+    group = Group.home(user)
+    other = Group.home(get_user_model().objects.create_user("eve"))
+    seen = version(group), version(other)
+    match = make_match(user, hands=[CLUB], stakes=STAKES[1])
+    assert version(group) > seen[0] and version(other) == seen[1]
+    client.force_login(user)
+    for post in (
+        (f"/groups/{group.pk}/rename/", {"name": "Tuesdays"}),
+        (f"/players/{Player.objects.get(name='Bob').pk}/rename/", {"name": "Rob"}),
+        (f"/matches/{match.pk}/night/", {"night": "new"}),
+    ):
+        seen = version(group)
+        client.post(*post)
+        assert version(group) > seen, post
+    assert version(other) == 0
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_migration_sums_the_results_stored_before_it():
+    from django.db import connection
+    from django.db.migrations.executor import MigrationExecutor
+
+    user = get_user_model().objects.create_user("ann")
+    rnd = random.Random(3)
+    when = timezone.now() - timedelta(days=9)
+    for i in range(8):
+        m = random_match(rnd, rnd.choice(sorted(rules.PRESETS)))
+        stakes = STAKES[i % 3]
+        dealer = m.first_dealer
+        played_at = when + timedelta(days=i // 3, minutes=50 * i)
+        Match.create(user, m.preset, m.ruleset, stakes, m.players, dealer, m.hands, played_at)
+    group = Group.home(user)
+    sums = stored(group)
+    assert sums[0] and sums[1]
+    executor = MigrationExecutor(connection)
+    latest = executor.loader.graph.leaf_nodes()
+    executor.migrate([("games", "0013_removal")])
+    executor = MigrationExecutor(connection)
+    executor.migrate(latest)
+    assert stored(group) == sums
+    assert_sums_are_the_results_added_up(group)
+
+
+def test_a_balance_s_workings_read_only_what_they_show_and_sum_up_the_rest(user):
+    """The workings of every balance, as reading every night and every payment of the group
+    would list them: the latest WORKINGS_SHOWN of each, newest first, the rest summed."""
+    from games import ledger_views
+    from games.models import Payment
+
+    rnd = random.Random(5)
+    group = Group.home(user)
+    monday = timezone.now() - timedelta(days=200)
+    euros = rules.Stakes(per_game=100, currency="EUR")
+    for week in range(20):
+        hands = rnd.choice([[SWEEP], [CLUB, SWEEP]])
+        stakes = euros if week % 5 == 0 else STAKES[1]
+        make_match(user, hands=hands, stakes=stakes, played_at=monday + timedelta(7 * week))
+    people = list(Player.objects.filter(group=group))
+    for i in range(40):
+        payer, payee = rnd.sample(people, 2)
+        currency = "EUR" if i % 7 == 0 else "USD"
+        paid_at = monday + timedelta(days=rnd.randrange(180))
+        Payment.objects.create(
+            group=group,
+            payer=payer,
+            payee=payee,
+            amount_cents=rnd.randrange(1, 900),
+            currency=currency,
+            paid_at=paid_at,
+        )
+    balances = group.balances()
+    workings = ledger_views._workings(group, balances, people)
+    shown = ledger_views.WORKINGS_SHOWN
+    nights = Result.objects.filter(match__group=group).nets_by_night()
+    payments = group.payments.select_related("payer", "payee").order_by("-paid_at", "-pk")
+    expected: dict = {}
+    for s in balances:
+        for name in s.net:
+            expected[s.currency, name] = {
+                "nights": [],
+                "earlier_nights": [0, 0],
+                "payments": [],
+                "earlier_payments": [0, 0],
+            }
+    for currency, name, night, net, started in nights:
+        mine = expected[currency, name]
+        if len(mine["nights"]) < shown:
+            mine["nights"].append((night, net, started))
+        else:
+            mine["earlier_nights"] = [
+                mine["earlier_nights"][0] + 1,
+                mine["earlier_nights"][1] + net,
+            ]
+    for p in payments:
+        for name, cents in ((p.payer.name, p.amount_cents), (p.payee.name, -p.amount_cents)):
+            mine = expected[p.currency, name]
+            if len(mine["payments"]) < shown:
+                mine["payments"].append((p.pk, cents))
+            else:
+                earlier = mine["earlier_payments"]
+                mine["earlier_payments"] = [earlier[0] + 1, earlier[1] + cents]
+    got = {
+        key: {
+            "nights": [
+                (int(w["url"].strip("/").split("/")[-1]), w["cents"], w["started"])
+                for w in entry["nights"]
+            ],
+            "earlier_nights": [entry["earlier_nights"]["count"], entry["earlier_nights"]["cents"]],
+            "payments": [(w["payment"].pk, w["cents"]) for w in entry["payments"]],
+            "earlier_payments": [
+                entry["earlier_payments"]["count"],
+                entry["earlier_payments"]["cents"],
+            ],
+        }
+        for key, entry in workings.items()
+    }
+    assert got == expected
+    assert any(e["earlier_nights"][0] for e in expected.values())
+    assert any(e["earlier_payments"][0] for e in expected.values())
