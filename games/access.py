@@ -91,10 +91,7 @@ def get_of_group(request: HttpRequest, model: type[Player] | type[Night], pk, ne
         pk = int(pk)
     except (TypeError, ValueError):
         raise Http404("No such page.") from None
-    row = row_of(model, pk) if 1 <= pk <= LAST_ID else None
-    if row is None:
-        raise Http404("No such page.")
-    require(request, row.group_id, needed)
+    row = checked(request, row_of(model, pk) if 1 <= pk <= LAST_ID else None, needed)
     row.group = memberships(request)[row.group_id].group
     return row
 
