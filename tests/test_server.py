@@ -269,32 +269,43 @@ def test_the_manifest_names_its_icon_by_the_static_storage(client):
     )
 
 
-@pytest.mark.django_db
-def test_static_files_get_hashed_names_and_brotli(settings, tmp_path, client):
+@pytest.fixture(scope="session")
+def collected(tmp_path_factory) -> Path:
+    """The static files as `make run` collects them (the production storage: minified,
+    hashed, compressed), once for the tests that need them."""
     from django.core.management import call_command
+    from django.test import override_settings
 
-    settings.STATIC_ROOT = tmp_path
-    settings.STATICFILES_FINDERS = ["django.contrib.staticfiles.finders.FileSystemFinder"]
-    settings.STORAGES = {
-        **settings.STORAGES,
-        "staticfiles": {"BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage"},
-    }
-    call_command("collectstatic", "--noinput", verbosity=0)
+    root = tmp_path_factory.mktemp("static")
+    with override_settings(STATIC_ROOT=root, STORAGES=PRODUCTION_STORAGES):
+        call_command("collectstatic", "--noinput", verbosity=0)
+    return root
+
+
+PRODUCTION_STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {"BACKEND": "games.storage.MinifiedStaticFilesStorage"},
+}
+
+
+@pytest.fixture
+def collected_static(settings, collected) -> Path:
+    """Pages and files served from `collected`, as a server serves them."""
+    settings.STATIC_ROOT = collected
+    settings.STORAGES = PRODUCTION_STORAGES
+    return collected
+
+
+@pytest.mark.django_db
+def test_static_files_get_hashed_names_and_brotli(collected_static, client):
     icon = json.loads(client.get(url("manifest")).content)["icons"][-1]["src"]
     assert re.fullmatch(r"/static/icon\.[0-9a-f]{12}\.svg", icon)
-    assert (tmp_path / "css/app.css.br").exists() and (tmp_path / "css/app.css.gz").exists()
+    assert (collected_static / "css/app.css.br").exists()
+    assert (collected_static / "css/app.css.gz").exists()
 
 
 @pytest.mark.django_db
-def test_static_files_say_what_they_are_and_run_nothing(settings, tmp_path, client):
-    from django.core.management import call_command
-
-    settings.STATIC_ROOT = tmp_path
-    settings.STORAGES = {
-        **settings.STORAGES,
-        "staticfiles": {"BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage"},
-    }
-    call_command("collectstatic", "--noinput", verbosity=0)
+def test_static_files_say_what_they_are_and_run_nothing(collected_static, client):
     for name in ("css/app.css", "js/app.js", "icon.svg"):
         response = client.get(static(name))
         assert response.status_code == 200, name
@@ -310,18 +321,10 @@ def _sent(response) -> bytes:
 
 
 @pytest.mark.django_db
-def test_a_boards_first_load_is_at_most_30_kb_as_sent(settings, tmp_path, client_in, user):
+def test_a_boards_first_load_is_at_most_30_kb_as_sent(collected_static, client_in, user):
     """A board of 20 hands with its hand form, its styles, htmx and the other scripts, the
     icon and the manifest, compressed as the server sends them to a browser that takes
     Brotli; the app's own CSS and JavaScript minified by collectstatic."""
-    from django.core.management import call_command
-
-    settings.STATIC_ROOT = tmp_path
-    settings.STORAGES = {
-        **settings.STORAGES,
-        "staticfiles": {"BACKEND": "games.storage.MinifiedStaticFilesStorage"},
-    }
-    call_command("collectstatic", "--noinput", verbosity=0)
     played = twenty_hands()
     board = Match.create(
         user, played.preset, played.ruleset, played.stakes, played.players,
