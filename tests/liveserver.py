@@ -68,6 +68,10 @@ def hand_scores(database: str, match: int) -> list[list[int]]:
     return [json.loads(scores) if isinstance(scores, str) else scores for (scores,) in rows]
 
 
+# What a test's server runs with (the benchmarks' run the app's settings as they are).
+FAST_HASH = {"DJANGO_SETTINGS_MODULE": "tests.server_settings"}
+
+
 def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))

@@ -18,7 +18,7 @@ from urllib.parse import unquote, urlsplit
 import pytest
 import requests
 
-from .liveserver import PASSWORD, Phone, hidden, query, serve
+from .liveserver import FAST_HASH, PASSWORD, Phone, hidden, query, serve
 from .test_server import long_match
 
 CANT_SAVE = "The score keeper can't save right now; nothing was lost. Try again in a moment."
@@ -34,7 +34,7 @@ def uploads(tmp_path_factory):
 @pytest.fixture(scope="module")
 def server(uploads):
     variables = {"TMPDIR": str(uploads), "TRUSTED_PROXIES": "1"}
-    with serve(workers=4, **variables) as (base, database):
+    with serve(workers=4, **variables, **FAST_HASH) as (base, database):
         Phone(base, "table", signup=True)
         yield base, database
 
@@ -239,7 +239,7 @@ def hold_a_lock(database: str, match: int):
 
 
 def test_a_save_while_the_database_is_locked_is_a_503_with_the_entry_kept():
-    with serve(workers=2, DATABASE_TIMEOUT="1") as (base, database):
+    with serve(workers=2, DATABASE_TIMEOUT="1", **FAST_HASH) as (base, database):
         phone = Phone(base, "table", signup=True)
         match = phone.new_match()
         page = phone.page(match)
@@ -271,7 +271,7 @@ def test_the_health_url_and_static_files(server):
 def test_a_corrupt_database_answers_503_and_the_health_url_says_so(tmp_path):
     corrupt = tmp_path / "corrupt.sqlite3"
     corrupt.write_bytes(b"not a database, whatever it once was " * 200)
-    with serve(workers=1, database=f"sqlite:///{corrupt}", migrate=False) as (base, _):
+    with serve(workers=1, database=f"sqlite:///{corrupt}", migrate=False, **FAST_HASH) as (base, _):
         assert requests.get(base + "/healthz").status_code == 503
         http = requests.Session()
         page = http.get(base + "/accounts/login/").text

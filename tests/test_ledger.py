@@ -861,10 +861,10 @@ ROUNDS = 8
 def table_server():
     """A host and a scorer of the host's group, each on a phone, after a match for $1.00 a
     game that Bob won by a sweep: Ann, Cat and Dan owe him a dollar each."""
-    from .liveserver import NAMES, NEW_MATCH, Phone, hidden, serve
+    from .liveserver import FAST_HASH, NAMES, NEW_MATCH, Phone, hidden, serve
     from .test_race import SWEEP
 
-    with serve(workers=4) as (base, database):
+    with serve(workers=4, **FAST_HASH) as (base, database):
         host = Phone(base, "host", signup=True)
         friend = Phone(base, "friend", signup=True)
         friend.join(host.invite("scorer"))

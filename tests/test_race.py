@@ -15,7 +15,7 @@ import requests
 
 from games import matchfile
 
-from .liveserver import Phone, hand_scores, hidden, query, serve
+from .liveserver import FAST_HASH, Phone, hand_scores, hidden, query, serve
 
 ROUNDS = 10
 RACE_WRITES, RACE_RENAMES, RACE_MERGES = 90, 60, 20
@@ -29,7 +29,7 @@ SWEEP |= {"t1": "5"}
 
 @pytest.fixture(scope="module")
 def server():
-    with serve(workers=4) as (base, database):
+    with serve(workers=4, **FAST_HASH) as (base, database):
         Phone(base, "table", signup=True)
         yield base, database
 
