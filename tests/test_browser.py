@@ -278,6 +278,13 @@ def test_standard_match_with_a_mistake_fixed_ends_in_a_sweep_and_a_payout(
     expect(page.locator(".match-card")).to_have_count(1)  # its import was the same match
 
 
+# The hand form checked again, as when an answer to an earlier tap comes in; done once drawn.
+REDRAWN = """() => new Promise((drawn) => {
+    document.addEventListener("htmx:afterSettle", drawn, {once: true});
+    htmx.trigger("#hand-form", "change");
+})"""
+
+
 @ON_BOTH_PHONES
 def test_three_15_with_a_club_hand_and_a_redeal(page: Page, live_server, phone):
     assert page.viewport_size == phone
@@ -315,6 +322,8 @@ def test_three_15_with_a_club_hand_and_a_redeal(page: Page, live_server, phone):
     why = "Ann is at 3, and at 5 or below a player can't drop out."
     expect(ann.get_by_text(why)).to_be_hidden()
     ann.locator("summary").click()
+    expect(ann.get_by_text(why)).to_be_visible()
+    page.evaluate(REDRAWN)  # an answer that was on its way leaves it open
     expect(ann.get_by_text(why)).to_be_visible()
     in_reach(page, ann.get_by_text(why))
     snap(page, "why-must-play")
@@ -857,6 +866,16 @@ def test_nothing_typed_or_tapped_is_lost_on_a_slow_link(page: Page, live_server)
         expect(form.locator(f"input[name={seat}]:checked")).to_have_value(n)
     page.get_by_role("button", name="Save hand 1").click(**tap_)
     assert scores(page) == {"Ann": 20, "Bob": 12, "Cat": 15, "Dan": 13}
+
+
+def test_a_stake_typed_while_a_presets_rules_are_on_their_way_is_kept(page: Page, live_server):
+    sign_up(page, live_server.url, "quick")
+    page.get_by_role("link", name="New match").click()
+    slow_link(page, 400)
+    page.locator("label.preset").filter(has_text="3 players to 15").click()
+    page.fill("#id_per_point", "0.25")  # before the preset's house rules and stakes are back
+    expect(page.locator(".house-rules summary")).to_contain_text("3 players to 15")
+    expect(page.locator("#id_per_point")).to_have_value("0.25")
 
 
 WAKE_LOCK_SPY = """

@@ -3,7 +3,13 @@
 
 // A redraw of the hand form is morphed into it (static/vendor/idiomorph): what has the focus
 // keeps its value, so nothing being tapped is undone by an answer that was already on its way.
-if (window.Idiomorph) Idiomorph.defaults.ignoreActiveValue = true;
+// A greyed name tapped open to say why stays open through an answer already on its way: the
+// server never draws one open, so whether it is open is the player's alone.
+if (window.Idiomorph) {
+  Idiomorph.defaults.ignoreActiveValue = true;
+  Idiomorph.defaults.callbacks.beforeAttributeUpdated = (name, element, action) =>
+    !(name === "open" && action === "remove" && element instanceof HTMLDetailsElement);
+}
 
 function handForm() {
   return document.getElementById("hand-form");
@@ -134,6 +140,25 @@ document.addEventListener("htmx:beforeSwap", (event) => {
   show.textContent = "Show it";
   show.addEventListener("click", () => htmx.trigger(form, "change"));
   box.replaceChildren(`${event.detail.xhr.getResponseHeader("X-Board-Change")} `, show);
+});
+
+// --- Typed while an answer is on its way -----------------------------------------------------
+// An answer redraws part of a form from what was sent (a new preset's house rules and stakes);
+// a box typed in since then keeps what was typed, not what the answer brings.
+let typedMeanwhile = [];
+document.addEventListener("htmx:beforeSwap", (event) => {
+  const sent = event.detail.requestConfig?.formData;
+  const boxes = event.detail.target?.querySelectorAll?.("input[type=text], input[type=number]");
+  typedMeanwhile = [...(sent && boxes ? boxes : [])]
+    .filter((box) => box.id && sent.has(box.name) && sent.get(box.name) !== box.value)
+    .map((box) => [box.id, box.value]);
+});
+document.addEventListener("htmx:afterSwap", () => {
+  for (const [id, value] of typedMeanwhile) {
+    const box = document.getElementById(id);
+    if (box) box.value = value;
+  }
+  typedMeanwhile = [];
 });
 
 // --- Failures ---------------------------------------------------------------------------------
