@@ -245,12 +245,13 @@ def test_export_all_writes_every_match_of_the_user_and_they_import_back_as_the_s
     mine = [make_match(user, hands=[ORDERED]), make_match(user, "short-15", set_penalty=None)]
     make_match(other_user)
     code, out, _ = command("export_match", "--all", "--user", "ann", str(tmp_path / "backup"))
-    written = sorted((tmp_path / "backup").iterdir())
-    assert code == 0 and len(written) == 2 and len(out.splitlines()) == 2
-    for match, path in zip(mine, written, strict=True):
-        assert path.name == match.file_name()
-        assert matchfile.parse(path.read_text()).same_as(reload(match).to_file())
-    code, out, _ = command("import_match", *map(str, written), "--user", "ann")
+    written = {path.name: path for path in (tmp_path / "backup").iterdir()}
+    assert code == 0 and len(out.splitlines()) == 2
+    assert sorted(written) == sorted(match.file_name() for match in mine)
+    for match in mine:
+        text = written[match.file_name()].read_text()
+        assert matchfile.parse(text).same_as(reload(match).to_file())
+    code, out, _ = command("import_match", *map(str, written.values()), "--user", "ann")
     assert out.count("(already imported)") == 2 and Match.objects.count() == 3
 
 
