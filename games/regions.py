@@ -63,9 +63,7 @@ def region(
     version, else taken from the cache. `draw()` gives the region's pieces of text, drawn
     with `CSRF_MARK` as the CSRF token, and when the drawing goes out of date without any
     write, if it does ("Tonight's settle-up" is another night's 12 hours on), or None."""
-    when = timezone.get_current_timezone_name()  # the clock times a region shows
-    words = (name, group.pk, group.created.isoformat(), group.version, DIGEST, when, *parts)
-    key = "region:" + hashlib.sha256(repr(words).encode()).hexdigest()
+    key = cache_key("region", name, group.pk, group.created.isoformat(), group.version, *parts)
     kept = cache.get(key)
     now = timezone.now()
     if kept is None or (kept["until"] is not None and now >= kept["until"]):
@@ -77,11 +75,20 @@ def region(
         if (ends is None or now < ends) and not group.moved_on():
             seconds = SECONDS if ends is None else min(SECONDS, (ends - now).total_seconds())
             cache.set(key, kept, seconds)
-    token = get_token(request) if any(CSRF_MARK in text for text in kept["drawn"].values()) else ""
-    return {
-        piece: mark_safe(text.replace(CSRF_MARK, token) if token else text)
-        for piece, text in kept["drawn"].items()
-    }
+    return {piece: with_token(request, text) for piece, text in kept["drawn"].items()}
+
+
+def cache_key(kind: str, *words) -> str:
+    """The key of a drawing kept in the cache: its kind and all it depends on, with the time
+    zone of the clock times it shows and the app's digest; hashed, so that any cache takes it
+    (memcached refuses spaces, as in a player's name, and keys over 250 bytes)."""
+    words = (*words, timezone.get_current_timezone_name(), DIGEST)
+    return f"{kind}:" + hashlib.sha256(repr(words).encode()).hexdigest()
+
+
+def with_token(request, drawn: str) -> SafeString:
+    """A drawing from the cache with this request's own CSRF token in its forms."""
+    return mark_safe(drawn.replace(CSRF_MARK, get_token(request)) if CSRF_MARK in drawn else drawn)
 
 
 def partial(request, template: str, context: dict) -> str:

@@ -21,7 +21,6 @@ from django.core.exceptions import TooManyFilesSent, ValidationError
 from django.core.paginator import Paginator
 from django.db import OperationalError, transaction
 from django.http import Http404, HttpRequest, HttpResponse, QueryDict
-from django.middleware.csrf import get_token
 from django.shortcuts import get_object_or_404, redirect, render, resolve_url
 from django.template.loader import render_to_string
 from django.urls import reverse
@@ -132,10 +131,9 @@ def _author(change: Change | None, me) -> str:
 
 # A board drawn for a version of a match is drawn once: the next page, poll or phone at that
 # version takes it from the shared cache. Its key holds all the drawing depends on (the version
-# moves with every change of the hands; the names do not, so they are in it too), and the
-# forms' CSRF token is put in as each request's own.
-BOARD_CACHE_SECONDS = 60 * 60 * 24
-CSRF_MARK = "csrf-token-of-the-request-0f3c9a7e"
+# moves with every change of the hands; the names do not, so they are in it too; the moment
+# the match was made, as ids of a dropped database are used again), and the forms' CSRF token
+# is put in as each request's own (games/regions.py).
 
 
 def _board_key(request: SignedInRequest, match: Match, role: Role) -> str | None:
@@ -143,8 +141,8 @@ def _board_key(request: SignedInRequest, match: Match, role: Role) -> str | None
     (a form with what the player entered, a notice)."""
     if request.method != "GET":
         return None
-    parts = (match.pk, match.version, ",".join(match.names), role, request.user.get_username())
-    return "board:" + ":".join(map(str, (*parts, _all_hands(request))))
+    parts = (match.pk, match.created.isoformat(), match.version, match.names, role)
+    return regions.cache_key("board", *parts, request.user.get_username(), _all_hands(request))
 
 
 def _board(
@@ -186,13 +184,10 @@ def _board(
             history_url=match.get_absolute_url() + "?hands=all",
         )
         if key:
-            board = render_to_string(
-                "games/match_detail.html#board", {**context, "csrf_token": CSRF_MARK}, request
-            )
-            cache.set(key, board, BOARD_CACHE_SECONDS)
-            drawn = board
+            drawn = regions.partial(request, "games/match_detail.html#board", context)
+            cache.set(key, drawn, regions.SECONDS)
     if drawn is not None:
-        context["board"] = mark_safe(drawn.replace(CSRF_MARK, get_token(request)))
+        context["board"] = regions.with_token(request, drawn)
     region = _region(request)
     if request.htmx and region == "board" and "board" in context:
         response = HttpResponse(context["board"], status=status)
@@ -570,14 +565,14 @@ def match_shared(request: HtmxRequest, token: str) -> HttpResponse:
         return render(request, template, status=286 if request.htmx else 404)
     region = _region(request)
     context = {"match": match}
-    key = f"shared:{token}:{match.version}:{','.join(match.names)}:{_all_hands(request)}"
+    key = regions.cache_key("shared", token, match.version, match.names, _all_hands(request))
     board = cache.get(key) if region == "board" else None
     if board is None:
         context.update(_summary(match, all_hands=_all_hands(request)))
         context.update(viewer=True, history_url=match.get_share_url() + "?hands=all")
         if region == "board":
             board = render_to_string("games/match_shared.html#board", context, request)
-            cache.set(key, board, BOARD_CACHE_SECONDS)
+            cache.set(key, board, regions.SECONDS)
     if board is not None:
         if request.htmx:
             return HttpResponse(board)

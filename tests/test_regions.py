@@ -170,3 +170,28 @@ def test_a_region_a_write_landed_in_while_it_was_drawn_is_shown_but_not_kept(rf,
     group.version += 1  # as a request reads it now
     assert regions.region(request, group, "test", (), drawing("anew"))["page"] == "anew"
     assert regions.region(request, group, "test", (), drawing("not drawn"))["page"] == "anew"
+
+
+def test_a_board_s_cache_key_is_one_any_cache_takes(client, client_in, user):
+    """A name with a space in it made a key memcached refuses (Django warns of any such key)."""
+    import warnings
+
+    from django.core.cache.backends.base import CacheKeyWarning
+
+    match = make_match(user, names=("Mary Ann", "Bob", "Cat", "Dan " + "x" * 30), dealer="Cat")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", CacheKeyWarning)
+        for board in (match.get_absolute_url(), match.get_share_url()):
+            assert client_in.get(board).status_code == 200
+            assert "Mary Ann" in client_in.get(board).content.decode()  # from the cache
+
+
+def test_a_drawing_s_key_moves_with_the_clock_and_the_app(monkeypatch):
+    words = ("board", 7, "2026-12-01T20:00:00", 3, ("Mary Ann", "Bob"))
+    key = regions.cache_key(*words)
+    assert len(key) < 100 and " " not in key
+    assert regions.cache_key(*words) == key
+    with timezone.override("Asia/Tokyo"):
+        assert regions.cache_key(*words) != key
+    monkeypatch.setattr(regions, "DIGEST", "another release")
+    assert regions.cache_key(*words) != key
