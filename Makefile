@@ -30,8 +30,10 @@ run: install
 	@echo "Open http://$$(hostname -I 2>/dev/null | cut -d' ' -f1):$(PORT)/ on a phone on this network."
 	$(VENV)/bin/gunicorn scorekeeper.wsgi --bind $(HOST):$(PORT) --workers 2 --access-logfile -
 
+# Three workers on two cores (pytest-xdist): two take the browser tests first, which mostly
+# wait as a player waits, while the third keeps a core busy (tests/conftest.py).
 test: install chromium
-	$(PY) -m pytest -q
+	$(PY) -m pytest -q --numprocesses 3
 
 lint: install typecheck
 	$(VENV)/bin/ruff check .

@@ -28,12 +28,34 @@ def fresh_database():
         transaction.set_rollback(True)
 
 
+def pytest_xdist_make_scheduler(config, log):
+    """Under pytest-xdist (`make test` runs three workers on two cores) the browser tests go
+    to two workers first, half each: they spend most of their time waiting for a page, as a
+    player does, while the third worker runs the tests that keep a core busy. Every other
+    test goes to whichever worker is free."""
+    from xdist.scheduler import LoadScopeScheduling
+
+    class BrowserTestsFirst(LoadScopeScheduling):
+        halves: dict[str, str] = {}
+
+        def _split_scope(self, nodeid: str) -> str:
+            if not nodeid.split("::")[0].endswith("_browser.py"):
+                return nodeid  # a unit of its own
+            return self.halves.setdefault(nodeid, f"browser {len(self.halves) % 2}")
+
+    return BrowserTestsFirst(config, log)
+
+
+def _in_browser(item) -> bool:
+    return "browser_type_launch_args" in getattr(item, "fixturenames", ())
+
+
 def pytest_collection_modifyitems(items):
-    """Browser tests run last. Playwright's sync API keeps an event loop on the test thread
+    """Browser tests run first. Playwright's sync API keeps an event loop on the test thread
     once it starts, so from then on every database call needs DJANGO_ALLOW_ASYNC_UNSAFE
-    (else pytest-django raises SynchronousOnlyOperation), which the deploy checks refuse: the
-    tests before never see it."""
-    items.sort(key=lambda item: "browser_type_launch_args" in getattr(item, "fixturenames", ()))
+    (else pytest-django raises SynchronousOnlyOperation); the tests of the deploy checks run
+    their processes without it (test_server.SERVER_VARIABLES)."""
+    items.sort(key=lambda item: not _in_browser(item))
 
 
 @pytest.fixture(scope="session")
