@@ -28,6 +28,7 @@ def fresh_database():
         transaction.set_rollback(True)
 
 
+@pytest.hookimpl(optionalhook=True)  # a hook of pytest-xdist
 def pytest_xdist_make_scheduler(config, log):
     """Under pytest-xdist (`make test` runs three workers on two cores) the browser tests go
     to two workers first, half each: they spend most of their time waiting for a page, as a
