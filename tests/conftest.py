@@ -1,7 +1,9 @@
 import io
 import json
 import os
+import tempfile
 from contextlib import contextmanager
+from pathlib import Path
 
 import pytest
 from django.core.management import call_command
@@ -57,6 +59,20 @@ def pytest_collection_modifyitems(items):
     (else pytest-django raises SynchronousOnlyOperation); the tests of the deploy checks run
     their processes without it (test_server.SERVER_VARIABLES)."""
     items.sort(key=lambda item: not _in_browser(item))
+
+
+@pytest.fixture(scope="session")
+def django_db_modify_db_settings(django_db_modify_db_settings_parallel_suffix):
+    """On SQLite, the test database is a file, as a deployment's is: pytest-django's default,
+    a database in memory shared between threads, locks whole tables and answers a page that
+    asks while the live server's other thread writes "database table is locked" at once (a
+    503 to the browser tests' boards), where a file waits for the lock as a server's does."""
+    from django.conf import settings
+
+    database = settings.DATABASES["default"]
+    if database["ENGINE"] == "django.db.backends.sqlite3":
+        name = Path(tempfile.gettempdir()) / f"scorekeeper-test-{os.getpid()}.sqlite3"
+        database.setdefault("TEST", {})["NAME"] = str(name)
 
 
 @pytest.fixture(scope="session")
