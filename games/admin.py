@@ -6,6 +6,7 @@ from django.core.exceptions import ValidationError
 
 from games import rules
 from games.models import (
+    TALLY_FIELDS,
     VERDICT_COLUMNS,
     Change,
     Group,
@@ -241,6 +242,7 @@ class ResultAdmin(admin.ModelAdmin):
 
     list_display = ["__str__", "match", "player", "score", "won", "net_cents"]
     list_select_related = ["match", "player"]
+    fields = ["match", "player", "seat", "score", "won", "net_cents", "short", *TALLY_FIELDS]
 
     def has_change_permission(self, request, obj=None):
         return False

@@ -1569,7 +1569,25 @@ class ResultQuerySet(models.QuerySet["Result"]):
         return {currency: _net(high, low) for currency, high, low in rows}
 
 
-class Result(models.Model):
+class Tallied(models.Model):
+    """rules.Tally, field by field (docs/rules.md §12), but for its points: of a match
+    (`Result`), or summed over many (`ResultSum`)."""
+
+    dealt_in = models.PositiveIntegerField(default=0)
+    stayed_in = models.PositiveIntegerField(default=0)
+    could_drop = models.PositiveIntegerField(default=0)
+    stayed_by_choice = models.PositiveIntegerField(default=0)
+    made_trump = models.PositiveIntegerField(default=0)
+    made = models.PositiveIntegerField(default=0)
+    was_set = models.PositiveIntegerField(default=0)
+    euchred = models.PositiveIntegerField(default=0)
+    sweeps = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        abstract = True
+
+
+class Result(Tallied):
     """One seat's part in the engine's verdict on its match: the score as it stands, and once
     the match is over who won and the money (docs/rules.md §6), with the counts of §12.
 
@@ -1587,17 +1605,7 @@ class Result(models.Model):
     short = models.PositiveSmallIntegerField(
         default=0, help_text="hands they fell short: set, or played and took no trick (§6)"
     )
-    # rules.Tally, field by field (§12).
-    dealt_in = models.PositiveIntegerField(default=0)
-    stayed_in = models.PositiveIntegerField(default=0)
-    could_drop = models.PositiveIntegerField(default=0)
-    stayed_by_choice = models.PositiveIntegerField(default=0)
-    made_trump = models.PositiveIntegerField(default=0)
-    made = models.PositiveIntegerField(default=0)
-    was_set = models.PositiveIntegerField(default=0)
-    euchred = models.PositiveIntegerField(default=0)
-    sweeps = models.PositiveIntegerField(default=0)
-    points = models.IntegerField(default=0)
+    points = models.IntegerField(default=0)  # the last of rules.Tally's counts (Tallied)
 
     objects = ResultQuerySet.as_manager()
 
@@ -1684,7 +1692,7 @@ class ResultSumQuerySet(models.QuerySet["ResultSum"]):
         )
 
 
-class ResultSum(models.Model):
+class ResultSum(Tallied):
     """A player's results (`Result`) summed over their matches of one preset played in one
     currency: the §12 counts that `ResultQuerySet.stats()` adds up, and over the finished
     matches played for money (`staked`) the money and when the first of them began. Their
@@ -1707,17 +1715,7 @@ class ResultSum(models.Model):
     net_high = models.BigIntegerField(default=0)
     net_low = models.BigIntegerField(default=0)
     first = models.DateTimeField(null=True, blank=True, help_text="when the first of those began")
-    # rules.Tally, field by field (§12), summed.
-    dealt_in = models.PositiveIntegerField(default=0)
-    stayed_in = models.PositiveIntegerField(default=0)
-    could_drop = models.PositiveIntegerField(default=0)
-    stayed_by_choice = models.PositiveIntegerField(default=0)
-    made_trump = models.PositiveIntegerField(default=0)
-    made = models.PositiveIntegerField(default=0)
-    was_set = models.PositiveIntegerField(default=0)
-    euchred = models.PositiveIntegerField(default=0)
-    sweeps = models.PositiveIntegerField(default=0)
-    points = models.BigIntegerField(default=0)
+    points = models.BigIntegerField(default=0)  # summed, it can pass 32 bits
 
     objects = ResultSumQuerySet.as_manager()
 

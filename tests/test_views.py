@@ -1012,6 +1012,16 @@ def test_the_admin_adds_no_second_spelling_of_a_player(client, django_user_model
     assert Player.objects.filter(group=group).count() == 5
 
 
+def test_the_admin_shows_a_result_with_its_match_and_player_before_its_counts(
+    client, django_user_model, user
+):
+    client.force_login(django_user_model.objects.create_superuser("boss", password="x-y-z-12"))
+    result = make_match(user, hands=[CLUB]).results.first()
+    page = client.get(reverse("admin:games_result_change", args=[result.pk])).content.decode()
+    assert page.index("Match:") < page.index("Player:") < page.index("Dealt in:")
+    assert page.index("Sweeps:") < page.index("Points:")
+
+
 def test_admin_edits_of_a_hand_go_through_the_rules(client, django_user_model, user):
     admin = django_user_model.objects.create_superuser("boss", password="card-table-42")
     client.force_login(admin)
