@@ -272,6 +272,11 @@ def _stale_board(
     """
     match = _get_match(request, pk)
     replayed = match.replay_latest(HISTORY_SHOWN)
+    for _ in range(3):  # a save landed between reading the match and its hands: read anew
+        if not match.moved_on():
+            break
+        match = access.checked(request, Match.objects.one(pk))
+        replayed = match.replay_latest(HISTORY_SHOWN)
     state = replayed[0]
     notice = _what_changed(request, match, before, state.hands) + tail
     form = None

@@ -2080,6 +2080,27 @@ def test_a_board_drawn_while_another_phone_saves_shows_the_hands_at_their_versio
 
 
 @pytest.mark.django_db
+def test_a_409_drawn_while_another_phone_saves_shows_the_hands_at_their_version(
+    client_in, user, monkeypatch
+):
+    match = make_match(user, hands=[CLUB])
+    stale = match.version  # the page the Save is sent from
+    match.add_hand(2, CLUB, match.version)
+    read_by_the_409 = Match.objects.one(match.pk)
+    match = Match.objects.get(pk=match.pk)
+    match.add_hand(3, CLUB, match.version)  # lands after the 409 has read the match
+    reads, one = iter([None, read_by_the_409]), MatchQuerySet.one  # the Save's own read, then
+    monkeypatch.setattr(MatchQuerySet, "one", lambda self, pk: next(reads, None) or one(self, pk))
+    sent = {**CLUB_POST, "t0": "1", "t1": "2", "number": "2", "version": str(stale)}
+    response = client_in.post(url("hand_create", match.pk), sent, HTTP_HX_REQUEST="true")
+    html = response.content.decode()
+    version = Match.objects.get(pk=match.pk).version
+    assert response.status_code == 409 and version == read_by_the_409.version + 1
+    assert f'name="version" value="{version}"' in html
+    assert 'name="number" value="4"' in html
+
+
+@pytest.mark.django_db
 def test_a_form_s_address_opened_as_a_page_says_so_in_words(client_in, user):
     match = make_match(user, hands=[CLUB])
     for path in (
