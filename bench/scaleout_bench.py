@@ -369,13 +369,14 @@ def shared(server_a: str, server_b: str, database: str) -> None:
     """A session made on server a, used on server b; a board drawn on a, taken by b."""
     phone = Phone(server_a, "bench")
     match = phone.new_match()
+    # Boards' keys are hashed (games/regions.py cache_key): the board is the one new.
+    boards = "SELECT cache_key, expires FROM games_cache WHERE cache_key LIKE '%board:%'"
+    before = set(query(database, boards))
     page = phone.page(match)  # drawn on a, and cached
-    key = f"'%board:{match}:%'"
-    cached = f"SELECT cache_key, expires FROM games_cache WHERE cache_key LIKE {key}"
-    drawn_on_a = query(database, cached)
+    drawn_on_a = set(query(database, boards)) - before
     phone.base = server_b
     on_b = phone.page(match)  # a miss would draw it again and store it with a new expiry
-    taken_on_b = query(database, cached)
+    taken_on_b = set(query(database, boards)) - before
     saved = phone.save(match, page, CLUB)  # from the page a drew, sent to b
     session = "its board" if shown(on_b) == shown(page) else "no board"
     after = shown(saved.text) or (None, None)
