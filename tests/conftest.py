@@ -70,9 +70,14 @@ def django_db_modify_db_settings(django_db_modify_db_settings_parallel_suffix):
     from django.conf import settings
 
     database = settings.DATABASES["default"]
-    if database["ENGINE"] == "django.db.backends.sqlite3":
-        name = Path(tempfile.gettempdir()) / f"scorekeeper-test-{os.getpid()}.sqlite3"
-        database.setdefault("TEST", {})["NAME"] = str(name)
+    if database["ENGINE"] != "django.db.backends.sqlite3":
+        yield
+        return
+    name = Path(tempfile.gettempdir()) / f"scorekeeper-test-{os.getpid()}.sqlite3"
+    database.setdefault("TEST", {})["NAME"] = str(name)
+    yield
+    for leftover in (name, Path(f"{name}-wal"), Path(f"{name}-shm")):  # Django removes the first
+        leftover.unlink(missing_ok=True)
 
 
 @pytest.fixture(scope="session")

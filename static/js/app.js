@@ -144,19 +144,22 @@ document.addEventListener("htmx:beforeSwap", (event) => {
 
 // --- Typed while an answer is on its way -----------------------------------------------------
 // An answer redraws part of a form from what was sent (a new preset's house rules and stakes);
-// a box typed in since then keeps what was typed, not what the answer brings.
+// a box typed in since then keeps what was typed, where the answer gives back what was sent
+// (where it brings another value, a seat moved up, the answer's stands).
 let typedMeanwhile = [];
 document.addEventListener("htmx:beforeSwap", (event) => {
   const sent = event.detail.requestConfig?.formData;
   const boxes = event.detail.target?.querySelectorAll?.("input[type=text], input[type=number]");
   typedMeanwhile = [...(sent && boxes ? boxes : [])]
     .filter((box) => box.id && sent.has(box.name) && sent.get(box.name) !== box.value)
-    .map((box) => [box.id, box.value]);
+    .map((box) => [box.id, sent.get(box.name), box.value]);
 });
 document.addEventListener("htmx:afterSwap", () => {
-  for (const [id, value] of typedMeanwhile) {
+  for (const [id, sent, typed] of typedMeanwhile) {
     const box = document.getElementById(id);
-    if (box) box.value = value;
+    if (box?.value !== sent) continue;
+    box.value = typed;
+    box.dispatchEvent(new Event("input", { bubbles: true })); // the dealers follow a name
   }
   typedMeanwhile = [];
 });
