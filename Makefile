@@ -30,10 +30,11 @@ run: install
 	@echo "Open http://$$(hostname -I 2>/dev/null | cut -d' ' -f1):$(PORT)/ on a phone on this network."
 	$(VENV)/bin/gunicorn scorekeeper.wsgi --bind $(HOST):$(PORT) --workers 2 --access-logfile -
 
-# Three workers on two cores (pytest-xdist): two take the browser tests first, which mostly
-# wait as a player waits, while the third keeps a core busy (tests/conftest.py).
+# One process by default; `make test WORKERS="--numprocesses 3"` runs three pytest-xdist
+# workers, two taking the browser tests first (tests/conftest.py).
+WORKERS ?=
 test: install chromium
-	$(PY) -m pytest -q --numprocesses 3
+	$(PY) -m pytest -q $(WORKERS)
 
 lint: install typecheck
 	$(VENV)/bin/ruff check .
