@@ -3,6 +3,7 @@ import json
 import os
 import tempfile
 from contextlib import contextmanager
+from functools import cache
 from pathlib import Path
 
 import pytest
@@ -30,21 +31,33 @@ def fresh_database():
         transaction.set_rollback(True)
 
 
+@cache
+def _kept_together(path: Path) -> bool:
+    """A test module whose tests share a fixture of module or session scope (a server of
+    their own, the collected static files): under pytest-xdist its tests run on one worker,
+    which makes that fixture once, not once on each worker."""
+    text = path.read_text()
+    return 'scope="module"' in text or 'scope="session"' in text
+
+
 @pytest.hookimpl(optionalhook=True)  # a hook of pytest-xdist
 def pytest_xdist_make_scheduler(config, log):
-    """Under pytest-xdist (`make test` runs three workers on two cores) the browser tests go
-    to two workers first, half each: they spend most of their time waiting for a page, as a
-    player does, while the third worker runs the tests that keep a core busy. Every other
-    test goes to whichever worker is free."""
+    """Under pytest-xdist (`make test WORKERS=...`) the browser tests go to two workers first,
+    half each: they spend much of their time waiting for a page, as a player does, while the
+    third worker runs the tests that keep a core busy. A module kept together is one unit of
+    work; every other test goes to whichever worker is free."""
     from xdist.scheduler import LoadScopeScheduling
+
+    config.option.loadscopereorder = False  # the order of pytest_collection_modifyitems
 
     class BrowserTestsFirst(LoadScopeScheduling):
         halves: dict[str, str] = {}
 
         def _split_scope(self, nodeid: str) -> str:
-            if not nodeid.split("::")[0].endswith("_browser.py"):
-                return nodeid  # a unit of its own
-            return self.halves.setdefault(nodeid, f"browser {len(self.halves) % 2}")
+            module = nodeid.split("::")[0]
+            if module.endswith("_browser.py"):
+                return self.halves.setdefault(nodeid, f"browser {len(self.halves) % 2}")
+            return module if _kept_together(config.rootpath / module) else nodeid
 
     return BrowserTestsFirst(config, log)
 
@@ -54,11 +67,12 @@ def _in_browser(item) -> bool:
 
 
 def pytest_collection_modifyitems(items):
-    """Browser tests run first. Playwright's sync API keeps an event loop on the test thread
-    once it starts, so from then on every database call needs DJANGO_ALLOW_ASYNC_UNSAFE
-    (else pytest-django raises SynchronousOnlyOperation); the tests of the deploy checks run
-    their processes without it (test_server.SERVER_VARIABLES)."""
-    items.sort(key=lambda item: not _in_browser(item))
+    """Browser tests run first, then the modules kept together (the longest units of work
+    under pytest-xdist). Playwright's sync API keeps an event loop on the test thread once it
+    starts, so from then on every database call needs DJANGO_ALLOW_ASYNC_UNSAFE (else
+    pytest-django raises SynchronousOnlyOperation); the tests of the deploy checks run their
+    processes without it (test_server.SERVER_VARIABLES)."""
+    items.sort(key=lambda item: (not _in_browser(item), not _kept_together(item.path)))
 
 
 @pytest.fixture(scope="session")
