@@ -68,6 +68,26 @@ def sign_up(page: Page, base: str, name: str = "table"):
     no_axe_violations(page)
 
 
+def signed_in(page: Page, base: str, name: str):
+    """What `sign_up` leaves, without its pages: an account of the player's own, its group,
+    and this phone logged in to it, on the home page. The sign-up page itself is played by the
+    tests that sign up."""
+    from django.conf import settings
+    from django.contrib.auth import get_user_model
+    from django.test import Client
+
+    from games.models import Group
+
+    user = get_user_model().objects.create_user(name, password="card-table-42")
+    Group.home(user)
+    client = Client()
+    client.force_login(user)
+    cookie = settings.SESSION_COOKIE_NAME
+    page.context.add_cookies([{"name": cookie, "value": client.cookies[cookie].value, "url": base}])
+    page.goto(base + "/")
+    expect(page.get_by_role("link", name="New match")).to_be_visible()
+
+
 def new_match(page: Page, preset_label: str, names, dealer: str, **stakes):
     page.get_by_role("link", name="New match").click()
     page.locator("label.preset").filter(
@@ -288,7 +308,7 @@ REDRAWN = """() => new Promise((drawn) => {
 @ON_BOTH_PHONES
 def test_three_15_with_a_club_hand_and_a_redeal(page: Page, live_server, phone):
     assert page.viewport_size == phone
-    sign_up(page, live_server.url, "three")
+    signed_in(page, live_server.url, "three")
     new_match(page, "3 players to 15", ["Ann", "Bob", "Cat"], "Cat", per_point="0.25")
     # Cat deals a turned club: Cat is the maker and needs 2; nobody else is asked.
     tap(page, "upcard", "clubs", on_one_screen=True)
@@ -338,7 +358,7 @@ def test_three_15_with_a_club_hand_and_a_redeal(page: Page, live_server, phone):
 @ON_BOTH_PHONES
 def test_dirty_clubs_hand_with_a_bid(page: Page, live_server, phone):
     assert page.viewport_size == phone
-    sign_up(page, live_server.url, "dirty")
+    signed_in(page, live_server.url, "dirty")
     new_match(page, "Dirty Clubs", ["Ann", "Bob", "Cat", "Dan"], "Ann", per_game="2.00")
     tap(page, "upcard", "hearts")
     tap(page, "makers", "Bob")
@@ -375,7 +395,7 @@ def test_dirty_clubs_hand_with_a_bid(page: Page, live_server, phone):
 def test_a_rule_problem_is_shown_before_saving_and_a_refused_save_comes_into_view(
     page: Page, live_server
 ):
-    sign_up(page, live_server.url, "rules")
+    signed_in(page, live_server.url, "rules")
     new_match(page, "Standard", ["Ann", "Bob", "Cat", "Dan"], "Dan")
     tap(page, "upcard", "hearts")
     tap(page, "makers", "Bob")
@@ -410,7 +430,7 @@ def test_a_rule_problem_is_shown_before_saving_and_a_refused_save_comes_into_vie
 
 
 def test_a_tap_that_could_not_be_sent_is_sent_again_by_tapping_it_again(page: Page, live_server):
-    sign_up(page, live_server.url, "retry")
+    signed_in(page, live_server.url, "retry")
     new_match(page, "Standard", ["Ann", "Bob", "Cat", "Dan"], "Dan")
     page.context.set_offline(True)
     tap(page, "upcard", "hearts")
@@ -429,7 +449,7 @@ def test_a_save_the_database_cannot_take_keeps_the_entry_and_says_so(
 
     from games.models import Match
 
-    sign_up(page, live_server.url, "locked")
+    signed_in(page, live_server.url, "locked")
     new_match(page, "Standard", ["Ann", "Bob", "Cat", "Dan"], "Dan")
     save = Match.add_hand
 
@@ -529,7 +549,7 @@ def test_without_javascript_a_drop_ticked_after_the_tricks_is_refused_not_saved_
 
 
 def test_a_name_typed_in_other_capitals_is_the_player_already_saved(page: Page, live_server):
-    sign_up(page, live_server.url, "capitals")
+    signed_in(page, live_server.url, "capitals")
     new_match(page, "Standard", ["Ann", "Bob", "Cat", "Dan"], "Dan")
     # One person in two spellings at one table is refused in words, and nothing is started.
     page.goto(live_server.url + "/")
@@ -555,7 +575,7 @@ def test_a_name_typed_in_other_capitals_is_the_player_already_saved(page: Page, 
 
 
 def test_the_backup_zip_downloaded_imports_back(page: Page, live_server):
-    sign_up(page, live_server.url, "backup")
+    signed_in(page, live_server.url, "backup")
     new_match(page, "Standard", ["Ann", "Bob", "Cat", "Dan"], "Dan")
     enter_hand(page, "clubs", tricks={"Ann": 2, "Bob": 1, "Cat": 1})
     enter_hand(page, "hearts", maker="Bob", dropped=["Cat"], tricks={"Bob": 3, "Dan": 2})
@@ -602,7 +622,7 @@ def test_a_stale_phone_keeps_its_entry_and_saves_it_as_the_next_hand(
     browser, page: Page, live_server
 ):
     base = live_server.url
-    sign_up(page, base, "phones")
+    signed_in(page, base, "phones")
     new_match(page, "Standard", ["Ann", "Bob", "Cat", "Dan"], "Dan")
     other = browser.new_context(viewport=TALL, is_mobile=True)
     phone_b = other.new_page()
@@ -632,7 +652,7 @@ def test_a_stale_phone_keeps_its_entry_and_saves_it_as_the_next_hand(
 
 
 def test_a_tap_while_save_is_on_its_way_waits_for_the_next_hand(page: Page, live_server):
-    sign_up(page, live_server.url, "slow")
+    signed_in(page, live_server.url, "slow")
     new_match(page, "Standard", ["Ann", "Bob", "Cat", "Dan"], "Dan")
     cdp = page.context.new_cdp_session(page)
     slow = {"offline": False, "latency": 600, "downloadThroughput": -1, "uploadThroughput": -1}
@@ -656,7 +676,7 @@ def test_a_tap_while_save_is_on_its_way_waits_for_the_next_hand(page: Page, live
 
 def test_every_phone_at_the_table_follows_the_board(browser, page: Page, live_server):
     base = live_server.url
-    sign_up(page, base, "live")
+    signed_in(page, base, "live")
     new_match(page, "Standard", ["Ann", "Bob", "Cat", "Dan"], "Dan")
     match_url = page.url
     second = browser.new_context(viewport=TALL, is_mobile=True)
@@ -748,7 +768,7 @@ def evening_files(tmp_path) -> list[str]:
 
 def test_an_evening_imported_is_settled_charted_and_raced(page: Page, live_server, tmp_path):
     base = live_server.url
-    sign_up(page, base, "evening")
+    signed_in(page, base, "evening")
     page.goto(base + "/matches/")
     page.set_input_files("#id_file", evening_files(tmp_path))
     page.get_by_role("button", name="Import").click()
@@ -836,7 +856,7 @@ def slow_link(page: Page, latency: int):
 
 
 def test_nothing_typed_or_tapped_is_lost_on_a_slow_link(page: Page, live_server):
-    sign_up(page, live_server.url, "lag")
+    signed_in(page, live_server.url, "lag")
     slow_link(page, 300)
     page.get_by_role("link", name="New match").click()
     # Typed at a person's pace while the preset's answer is on its way.
@@ -869,7 +889,7 @@ def test_nothing_typed_or_tapped_is_lost_on_a_slow_link(page: Page, live_server)
 
 
 def test_a_stake_typed_while_a_presets_rules_are_on_their_way_is_kept(page: Page, live_server):
-    sign_up(page, live_server.url, "quick")
+    signed_in(page, live_server.url, "quick")
     page.get_by_role("link", name="New match").click()
     slow_link(page, 400)
     page.locator("label.preset").filter(has_text="3 players to 15").click()
@@ -894,7 +914,7 @@ def test_the_screen_stays_awake_during_a_match_and_nothing_breaks_without_the_ap
     browser, page: Page, live_server
 ):
     page.add_init_script(WAKE_LOCK_SPY)
-    sign_up(page, live_server.url, "awake")
+    signed_in(page, live_server.url, "awake")
     new_match(page, "Standard", ["Ann", "Bob", "Cat", "Dan"], "Dan")
     page.wait_for_function("() => window.wakeLocks.length === 1")
     enter_hand(page, "hearts", maker="Bob", dropped=["Ann", "Cat", "Dan"])  # a lone sweep
@@ -928,7 +948,7 @@ def test_the_last_board_seen_shows_without_a_network_and_nothing_on_it_can_save(
 
 
 def _last_board_offline(page: Page, live_server):
-    sign_up(page, live_server.url, "offline")
+    signed_in(page, live_server.url, "offline")
     new_match(page, "Standard", ["Ann", "Bob", "Cat", "Dan"], "Dan")
     page.wait_for_function("() => navigator.serviceWorker.controller !== null")
     enter_hand(page, "clubs", tricks={"Ann": 2, "Bob": 1, "Cat": 1})
@@ -953,7 +973,7 @@ def _last_board_offline(page: Page, live_server):
 
 
 def test_on_its_side_the_board_and_the_hand_form_sit_side_by_side(page: Page, live_server):
-    sign_up(page, live_server.url, "wide")
+    signed_in(page, live_server.url, "wide")
     new_match(page, "Standard", ["Ann", "Bob", "Cat", "Dan"], "Dan")
     page.set_viewport_size({"width": 844, "height": 390})
     tap(page, "upcard", "clubs")
@@ -970,7 +990,7 @@ def test_on_its_side_the_board_and_the_hand_form_sit_side_by_side(page: Page, li
 def test_a_save_tapped_while_a_check_is_on_its_way_is_drawn_and_the_next_tap_lands(
     page: Page, live_server
 ):
-    sign_up(page, live_server.url, "hasty")
+    signed_in(page, live_server.url, "hasty")
     new_match(page, "3 players to 15", ["Ann", "Bob", "Cat"], "Cat")
     cdp = page.context.new_cdp_session(page)
     slow = {"offline": False, "latency": 400, "downloadThroughput": -1, "uploadThroughput": -1}
@@ -988,7 +1008,7 @@ def test_a_save_tapped_while_a_check_is_on_its_way_is_drawn_and_the_next_tap_lan
 
 def test_a_friend_invited_by_qr_keeps_score_on_their_own_phone(browser, page: Page, live_server):
     base = live_server.url
-    sign_up(page, base, "host")
+    signed_in(page, base, "host")
     new_match(page, "Standard", ["Ann", "Bob", "Cat", "Dan"], "Dan")
     match_url = page.url
     enter_hand(page, "clubs", tricks={"Ann": 2, "Bob": 1, "Cat": 1})

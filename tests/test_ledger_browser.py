@@ -7,7 +7,7 @@ import re
 import pytest
 from playwright.sync_api import Page, expect
 
-from .test_browser import no_axe_violations, sign_up, snap
+from .test_browser import no_axe_violations, signed_in, snap
 from .test_ledger import three_nights
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -17,7 +17,7 @@ def test_after_three_nights_and_a_partial_payment_the_balances_say_who_owes_whom
     page: Page, live_server, tmp_path
 ):
     base = live_server.url
-    sign_up(page, base, "host")
+    signed_in(page, base, "host")
     files = []
     for i, doc in enumerate(three_nights()):
         path = tmp_path / f"match-{i}.json"
