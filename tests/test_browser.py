@@ -338,6 +338,7 @@ def test_three_15_with_a_club_hand_and_a_redeal(page: Page, live_server, phone):
     # At 3, Ann can't drop out: her name is greyed, and a tap on it says why, right there.
     tap(page, "upcard", "spades")
     tap(page, "makers", "Bob")
+    expect(page.locator("fieldset.drops .locked").filter(has_text="Bob")).to_contain_text("maker")
     ann = page.locator("fieldset.drops .locked").filter(has_text="Ann")
     why = "Ann is at 3, and at 5 or below a player can't drop out."
     expect(ann.get_by_text(why)).to_be_hidden()
