@@ -1492,21 +1492,10 @@ class ResultQuerySet(models.QuerySet["Result"]):
     def finished(self):
         return self.filter(match__finished__isnull=False)
 
-    def counts(self) -> dict:
-        """How many matches these results are of, how many finished, and how many won."""
-        return self.aggregate(**_counts())
-
     def stats(self) -> dict:
         """The counts of docs/rules.md §12 summed over these results: matches, finished, wins
         and each field of rules.Tally."""
         return self.aggregate(**_stats())
-
-    def stats_by_preset(self) -> dict[str, dict]:
-        """`stats()` for each preset played, most played first."""
-        rows = (
-            self.values("match__preset").annotate(**_stats()).order_by("-played", "match__preset")
-        )
-        return {row.pop("match__preset"): row for row in rows}
 
     def money_by_preset(self) -> dict[str, dict[str, int]]:
         """`money()` for each preset played."""
@@ -1640,9 +1629,10 @@ def _split(cents: int) -> tuple[int, int]:
 @dataclass(frozen=True)
 class Summed:
     """What a player's statistics, record and chart read of their sums (`ResultSum`), as
-    `ResultQuerySet` adds them up from every result: `stats()`, `stats_by_preset()`,
-    `money()` and `money_by_preset()`; and how many finished matches were played for money in
-    each currency, and when the first of them began (the points of their chart)."""
+    adding up every result would give them (`stats()` overall and for each preset, most
+    played first, `money()` and `money_by_preset()`); and how many finished matches were
+    played for money in each currency, and when the first of them began (the points of their
+    chart)."""
 
     stats: dict[str, int]
     by_preset: dict[str, dict[str, int]]

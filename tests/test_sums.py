@@ -7,7 +7,7 @@ from datetime import timedelta
 
 import pytest
 from django.contrib.auth import get_user_model
-from django.db.models import Count
+from django.db.models import Count, Min
 from django.utils import timezone
 
 from games import rules
@@ -21,7 +21,9 @@ from games.models import (
     Result,
     ResultSum,
     _net,
+    _net_sum,
     _result_nets,
+    _stats,
     recount_sums,
 )
 
@@ -44,24 +46,58 @@ def stored(group) -> tuple[list, list]:
     return list(sums.values_list(*fields)), list(nights.values_list(*night_fields))
 
 
+def added_up(group) -> dict[int, dict]:
+    """What every player of the group's stored results add up to, from the results alone:
+    the statistics (§12) overall and by preset (most played first), the money overall and by
+    preset, how many finished matches were played for money and when the first began, and
+    the net of each night. One
+    query of the results for each, grouped by player."""
+    results = Result.objects.filter(match__group=group)
+    staked = results.filter(match__finished__isnull=False).filter(STAKED)
+    zero = dict(results.none().aggregate(**_stats()))
+    out = {
+        pk: {"stats": zero, "by_preset": {}, "money": {}, "money_by_preset": {}}
+        | {"staked": {}, "first": {}, "nights": {}}
+        for pk in Player.objects.filter(group=group).values_list("pk", flat=True)
+    }
+    for row in results.values("player").annotate(**_stats()).order_by():
+        out[row.pop("player")]["stats"] = row
+    rows = results.values("player", "match__preset").annotate(**_stats())
+    for row in rows.order_by("player", "-played", "match__preset"):
+        out[row.pop("player")]["by_preset"][row.pop("match__preset")] = row
+    rows = staked.values_list("player", "match__preset", "match__currency")
+    rows = rows.annotate(n=Count("pk"), **_net_sum(), first=Min("match__played_at"))
+    for player, preset, currency, n, high, low, first in rows.order_by(
+        "player", "match__preset", "match__currency"
+    ):
+        mine = out[player]
+        mine["money"][currency] = mine["money"].get(currency, 0) + _net(high, low)
+        mine["money_by_preset"].setdefault(preset, {})[currency] = _net(high, low)
+        mine["staked"][currency] = mine["staked"].get(currency, 0) + n
+        mine["first"][currency] = min(mine["first"].get(currency, first), first)
+    rows = staked.values_list("player", "match__night", "match__currency")
+    rows = rows.annotate(**_net_sum(), started=Min("match__played_at")).order_by()
+    for player, night, currency, high, low, started in rows:
+        out[player]["nights"][night, currency] = (_net(high, low), started)
+    return out
+
+
 def assert_sums_are_the_results_added_up(group):
-    """Each player's sums say what their stored results add up to (`ResultQuerySet`), night
-    by night too, and summing every result anew (`recount_sums`) stores the same rows."""
-    for player in Player.objects.filter(group=group):
-        summed, results = player.result_sums.summed(), player.results.all()
-        assert summed.stats == results.stats()
-        assert summed.by_preset == results.stats_by_preset()
-        assert list(summed.by_preset) == list(results.stats_by_preset())
-        assert summed.money == results.money()
-        assert summed.money_by_preset == results.money_by_preset()
-        counted = results.finished().filter(STAKED).values_list("match__currency")
-        assert summed.staked == dict(counted.annotate(n=Count("pk")).order_by("match__currency"))
-        by_night = {
-            (night, currency): (net, first)
-            for currency, name, night, net, first in results.nets_by_night()
-        }
-        rows = player.night_sums.values_list("night", "currency", "net_high", "net_low", "started")
-        assert {(n, c): (_net(h, lo), at) for n, c, h, lo, at in rows} == by_night
+    """Each player's sums say what their stored results add up to (`added_up`), night by
+    night too, and summing every result anew (`recount_sums`) stores the same rows."""
+    for pk, expected in added_up(group).items():
+        summed = ResultSum.objects.filter(player=pk).summed()
+        assert summed.stats == expected["stats"]
+        assert summed.by_preset == expected["by_preset"]
+        assert list(summed.by_preset) == list(expected["by_preset"])
+        assert summed.money == dict(sorted(expected["money"].items()))
+        assert list(summed.money) == sorted(expected["money"])
+        assert summed.money_by_preset == expected["money_by_preset"]
+        assert summed.staked == expected["staked"]
+        assert summed.first == expected["first"]
+        rows = NightSum.objects.filter(player=pk)
+        rows = rows.values_list("night", "currency", "net_high", "net_low", "started")
+        assert {(n, c): (_net(h, lo), at) for n, c, h, lo, at in rows} == expected["nights"]
     nets = {
         (c, name): (_net(h, lo), first)
         for c, name, h, lo, first in _result_nets(Result.objects.filter(match__group=group))
@@ -94,6 +130,17 @@ def test_a_match_stored_hand_by_hand_is_summed_as_its_results(user):
     assert_sums_are_the_results_added_up(group)
     assert not ResultSum.objects.filter(staked__gt=0).exists()
     assert not NightSum.objects.exists()
+
+
+def test_a_match_begun_earlier_but_finished_later_moves_the_first_back(user):
+    group = Group.home(user)
+    now = timezone.now()
+    make_match(user, stakes=STAKES[1], played_at=now, hands=[SWEEP])
+    earlier = make_match(user, stakes=STAKES[1], played_at=now - timedelta(hours=2))
+    earlier.add_hand(1, SWEEP, earlier.version)
+    assert_sums_are_the_results_added_up(group)
+    cat = Player.objects.get(group=group, name="Cat")
+    assert cat.result_sums.summed().first == {"USD": earlier.played_at}
 
 
 @pytest.mark.parametrize("seed", range(6))
