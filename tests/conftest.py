@@ -42,21 +42,23 @@ def _kept_together(path: Path) -> bool:
 
 @pytest.hookimpl(optionalhook=True)  # a hook of pytest-xdist
 def pytest_xdist_make_scheduler(config, log):
-    """Under pytest-xdist (`make test WORKERS=...`) the browser tests go to two workers first,
-    half each: they spend much of their time waiting for a page, as a player does, while the
-    third worker runs the tests that keep a core busy. A module kept together is one unit of
-    work; every other test goes to whichever worker is free."""
+    """Under pytest-xdist the browser tests go first, shared among all the workers but one:
+    they spend much of their time waiting for a page, as a player does, while the last worker
+    runs the tests that keep a core busy. A module kept together is one unit of work; every
+    other test goes to whichever worker is free."""
     from xdist.scheduler import LoadScopeScheduling
 
     config.option.loadscopereorder = False  # the order of pytest_collection_modifyitems
+    workers = config.option.numprocesses
+    shares = max(1, workers - 1) if isinstance(workers, int) else 1
 
     class BrowserTestsFirst(LoadScopeScheduling):
-        halves: dict[str, str] = {}
+        browser: dict[str, str] = {}
 
         def _split_scope(self, nodeid: str) -> str:
             module = nodeid.split("::")[0]
             if module.endswith("_browser.py"):
-                return self.halves.setdefault(nodeid, f"browser {len(self.halves) % 2}")
+                return self.browser.setdefault(nodeid, f"browser {len(self.browser) % shares}")
             return module if _kept_together(config.rootpath / module) else nodeid
 
     return BrowserTestsFirst(config, log)
