@@ -337,9 +337,11 @@ def _net_charts(name: str, players, summed: Summed) -> list[dict]:
         count = summed.staked[currency]
         running, labels, rows, before = [0], ["Start"], [], 0
         for played_at, total in points[currency]:
+            local = timezone.localtime(played_at)
             running.append(total)
-            labels.append(f"{timezone.localtime(played_at):%b %-d}")
-            rows.append((played_at, total - before, total))
+            labels.append(f"{local:%b} {local.day}")
+            won = words.signed_money(total - before, currency)
+            rows.append((words.date_and_clock(local), won, words.signed_money(total, currency)))
             before = total
         every = len(rows) < count
         after = f"every {count // len(rows)} or so of" if every else "each of"

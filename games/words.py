@@ -40,6 +40,11 @@ def day_and_clock(t) -> str:
     return f"{t:%b} {t.day}, {clock(t)}"
 
 
+def date_and_clock(t) -> str:
+    """ "Nov 28 2026, 8:40 p.m." (as Django's "M j Y, g:i a")."""
+    return f"{t:%b} {t.day} {t.year}, {clock(t)}"
+
+
 def suit(name: str) -> str:
     """One card's suit: "♣ club"."""
     return f"{SUIT_SYMBOLS[name]} {name[:-1]}"

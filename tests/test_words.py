@@ -125,3 +125,15 @@ def test_a_hand_is_said_in_a_few_words():
 def test_a_match_card_says_who_won_or_who_deals_next():
     assert words.card_meta(12, winners=["Ann", "Bob"]) == "Ann & Bob won · 12 hands"
     assert words.card_meta(1, dealer="Cat") == "1 hand · Cat deals next"
+
+
+@pytest.mark.parametrize("hour, minute", [(0, 5), (9, 0), (12, 0), (12, 30), (20, 40), (23, 59)])
+def test_times_read_as_django_writes_them(hour, minute):
+    from datetime import datetime
+
+    from django.utils.dateformat import format
+
+    t = datetime(2026, 11, 3, hour, minute)
+    assert words.clock(t) == format(t, "g:i a")
+    assert words.day_and_clock(t) == format(t, "M j, g:i a")
+    assert words.date_and_clock(t) == format(t, "M j Y, g:i a")
