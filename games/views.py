@@ -3,6 +3,7 @@ from __future__ import annotations
 import functools
 import io
 import zipfile
+from collections.abc import Callable
 from datetime import timedelta
 from typing import Any
 from urllib.parse import quote
@@ -145,6 +146,20 @@ def _board_key(request: SignedInRequest, match: Match, role: Role) -> str | None
     return regions.cache_key("board", *parts, request.user.get_username(), _all_hands(request))
 
 
+def _read_together(request: SignedInRequest, match: Match, read: Callable[[Match], Any]):
+    """(the match, `read(match)`) with no save landing in between: where another phone's
+    save landed between reading the match and `read`'s reading of its hands
+    (`Match.moved_on`), both are read again, up to three times. Never a board whose hands are
+    newer than its version (a Save from it would be refused as stale)."""
+    result = read(match)
+    for _ in range(3):
+        if not match.moved_on():
+            break
+        match = access.checked(request, Match.objects.one(match.pk))
+        result = read(match)
+    return match, result
+
+
 def _board(
     request: SignedInRequest,
     match: Match,
@@ -152,11 +167,20 @@ def _board(
     notice: str | None = None,
     status: int = 200,
     replayed=None,
-    redrawn: int = 0,
 ) -> HttpResponse:
     role = access.require(request, match.group_id)
-    key = _board_key(request, match, role) if form is None and notice is None else None
+    kept = form is None and notice is None  # drawn as a plain GET draws it: cached
+    key = _board_key(request, match, role) if kept else None
     drawn = cache.get(key) if key else None
+    summary: dict[str, Any] = {}
+    if drawn is None:
+        hands = _all_hands(request)
+        if replayed is None:
+            match, summary = _read_together(
+                request, match, lambda m: _summary(m, None, hands, me=request.user)
+            )
+        else:
+            summary = _summary(match, replayed, hands, me=request.user)
     share_url = request.build_absolute_uri(match.get_share_url())
     context: dict[str, Any] = {
         "match": match,
@@ -166,12 +190,7 @@ def _board(
         "is_owner": role.allows(Role.OWNER),
     }
     if drawn is None:
-        context.update(_summary(match, replayed, _all_hands(request), me=request.user))
-        if replayed is None and redrawn < 3 and match.moved_on():
-            # A save landed between reading the match and its hands: never a board whose
-            # hands are newer than its version (a Save from it would be refused as stale).
-            fresh = access.checked(request, Match.objects.one(match.pk))
-            return _board(request, fresh, form, notice, status, redrawn=redrawn + 1)
+        context.update(summary)
         state: rules.MatchState = context["state"]
         if not role.allows(Role.SCORER):
             form = None
@@ -183,6 +202,7 @@ def _board(
             notice=notice,
             history_url=match.get_absolute_url() + "?hands=all",
         )
+        key = _board_key(request, match, role) if kept else None  # the version as read
         if key:
             drawn = regions.partial(request, "games/match_detail.html#board", context)
             cache.set(key, drawn, regions.SECONDS)
@@ -270,13 +290,9 @@ def _stale_board(
     Where the entry still fits the match it is offered as the next hand; otherwise the
     form says what is wrong with it, and the player can fix it or discard it.
     """
-    match = _get_match(request, pk)
-    replayed = match.replay_latest(HISTORY_SHOWN)
-    for _ in range(3):  # a save landed between reading the match and its hands: read anew
-        if not match.moved_on():
-            break
-        match = access.checked(request, Match.objects.one(pk))
-        replayed = match.replay_latest(HISTORY_SHOWN)
+    match, replayed = _read_together(
+        request, _get_match(request, pk), lambda m: m.replay_latest(HISTORY_SHOWN)
+    )
     state = replayed[0]
     notice = _what_changed(request, match, before, state.hands) + tail
     form = None

@@ -2077,6 +2077,8 @@ def test_a_board_drawn_while_another_phone_saves_shows_the_hands_at_their_versio
     assert version == read_before_the_save.version + 1
     assert f'name="version" value="{version}"' in html
     assert 'name="number" value="3"' in html
+    again = client_in.get(match.get_absolute_url()).content.decode()  # as kept in the cache
+    assert f'name="version" value="{version}"' in again and 'name="number" value="3"' in again
 
 
 @pytest.mark.django_db
