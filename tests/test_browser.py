@@ -12,6 +12,7 @@ import pytest
 from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import Error, Page, expect
 
+from .liveserver import PASSWORD
 from .matches import CAT_WINS, CLUB, SWEEP
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -61,8 +62,8 @@ def sign_up(page: Page, base: str, name: str = "table"):
     page.goto(base + "/signup/")
     no_axe_violations(page)
     page.fill("#id_username", name)
-    page.fill("#id_password1", "card-table-42")
-    page.fill("#id_password2", "card-table-42")
+    page.fill("#id_password1", PASSWORD)
+    page.fill("#id_password2", PASSWORD)
     page.click("text=Sign up")
     expect(page.get_by_role("link", name="New match")).to_be_visible()
     no_axe_violations(page)
@@ -78,7 +79,7 @@ def signed_in(page: Page, base: str, name: str):
 
     from games.models import Group
 
-    user = get_user_model().objects.create_user(name, password="card-table-42")
+    user = get_user_model().objects.create_user(name, password=PASSWORD)
     Group.home(user)
     client = Client()
     client.force_login(user)
@@ -477,8 +478,8 @@ def without_javascript(browser, live_server, name: str):
     page = context.new_page()
     page.goto(live_server.url + "/signup/")
     page.fill("#id_username", name)
-    page.fill("#id_password1", "card-table-42")
-    page.fill("#id_password2", "card-table-42")
+    page.fill("#id_password1", PASSWORD)
+    page.fill("#id_password2", PASSWORD)
     page.click("text=Sign up")
     page.get_by_role("link", name="New match").click()
     for i, seat in enumerate(["Ann", "Bob", "Cat", "Dan"]):
@@ -614,7 +615,7 @@ def test_the_backup_zip_downloaded_imports_back(page: Page, live_server):
 def log_in(page: Page, base: str, name: str):
     page.goto(base + "/accounts/login/")
     page.fill("#id_username", name)
-    page.fill("#id_password", "card-table-42")
+    page.fill("#id_password", PASSWORD)
     page.get_by_role("button", name="Log in").click()
     expect(page.get_by_role("link", name="New match")).to_be_visible()
 
@@ -1033,8 +1034,8 @@ def test_a_friend_invited_by_qr_keeps_score_on_their_own_phone(browser, page: Pa
     no_axe_violations(phone)
     phone.get_by_role("link", name="Sign up and join").click()
     phone.fill("#id_username", "friend")
-    phone.fill("#id_password1", "card-table-42")
-    phone.fill("#id_password2", "card-table-42")
+    phone.fill("#id_password1", PASSWORD)
+    phone.fill("#id_password2", PASSWORD)
     phone.get_by_role("button", name="Sign up").click()
     phone.get_by_role("button", name="Join host").click()
     expect(phone.get_by_text("Welcome to host.")).to_be_visible()
