@@ -11,6 +11,8 @@ from django.core.management import call_command
 from django.db import transaction
 from hypothesis import settings as hypothesis_settings
 
+from .liveserver import PASSWORD
+
 # No example has a deadline: how long one takes is the machine's load, not the app's
 # correctness (speed is measured in bench/). CI runs Hypothesis derandomised
 # (HYPOTHESIS_PROFILE=ci in .ci/run): the same examples every run, so that a landing never
@@ -163,12 +165,12 @@ def browser_context_args(browser_context_args):
 
 @pytest.fixture
 def user(django_user_model):
-    return django_user_model.objects.create_user("ann", password="card-table-42")
+    return django_user_model.objects.create_user("ann", password=PASSWORD)
 
 
 @pytest.fixture
 def other_user(django_user_model):
-    return django_user_model.objects.create_user("eve", password="card-table-42")
+    return django_user_model.objects.create_user("eve", password=PASSWORD)
 
 
 @pytest.fixture

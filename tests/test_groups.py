@@ -14,6 +14,7 @@ from games.models import Change, Group, Hand, Invite, Match, Membership, Player,
 from games.rules import Hand as GameHand
 
 from .conftest import command, make_match
+from .liveserver import PASSWORD
 from .test_matchfile import EXAMPLE
 from .test_models import assert_results_are_a_replay
 
@@ -37,7 +38,7 @@ def url(name, *args):
 
 
 def member(group, username, role):
-    user = get_user_model().objects.create_user(username, password="card-table-42")
+    user = get_user_model().objects.create_user(username, password=PASSWORD)
     group.join(user, role)
     return user
 
@@ -53,7 +54,7 @@ def table(user):
         "owner": user,
         "scorer": member(group, "bob", Role.SCORER),
         "viewer": member(group, "val", Role.VIEWER),
-        "stranger": get_user_model().objects.create_user("eve", password="card-table-42"),
+        "stranger": get_user_model().objects.create_user("eve", password=PASSWORD),
     }
 
 

@@ -29,12 +29,12 @@ from games.rules import Hand as GameHand
 from scorekeeper.settings import cache_from_url, local_secret_key
 
 from .conftest import fresh_database, make_match
+from .liveserver import PASSWORD
 from .matches import twenty_hands
 from .test_matchfile import EXAMPLE
 
 ROOT = Path(__file__).resolve().parent.parent
 KEY = "k3y-" + "abcdefghij" * 6  # long and varied enough for check --deploy
-PASSWORD = "card-table-42"
 CLUB = GameHand("clubs", tricks={"Ann": 2, "Bob": 1, "Cat": 1, "Dan": 1})
 
 

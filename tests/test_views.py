@@ -19,6 +19,7 @@ from games.models import Group, Hand, Match, MatchQuerySet, Night, Play, Player
 from games.rules import Hand as GameHand
 
 from .conftest import make_match
+from .liveserver import PASSWORD
 from .test_matchfile import EXAMPLE
 from .test_models import assert_results_are_a_replay
 
@@ -79,7 +80,7 @@ def test_an_htmx_check_on_a_finished_match_reloads_the_page(client_in, user):
 def test_signup_logs_the_new_player_in(client):
     response = client.post(
         url("signup"),
-        {"username": "cat", "password1": "card-table-42", "password2": "card-table-42"},
+        {"username": "cat", "password1": PASSWORD, "password2": PASSWORD},
     )
     assert response.status_code == 302
     assert client.get(url("home")).status_code == 200
@@ -1023,7 +1024,7 @@ def test_the_admin_shows_a_result_with_its_match_and_player_before_its_counts(
 
 
 def test_admin_edits_of_a_hand_go_through_the_rules(client, django_user_model, user):
-    admin = django_user_model.objects.create_superuser("boss", password="card-table-42")
+    admin = django_user_model.objects.create_superuser("boss", password=PASSWORD)
     client.force_login(admin)
     match = make_match(
         user, hands=[GameHand("clubs", tricks={"Ann": 2, "Bob": 1, "Cat": 1, "Dan": 1})]
@@ -1074,7 +1075,7 @@ def test_admin_edits_of_a_hand_go_through_the_rules(client, django_user_model, u
 def test_the_admin_deletes_a_match_whole_and_never_a_hand_a_play_or_a_seat(
     client, django_user_model, user
 ):
-    admin = django_user_model.objects.create_superuser("boss", password="card-table-42")
+    admin = django_user_model.objects.create_superuser("boss", password=PASSWORD)
     client.force_login(admin)
     match = make_match(
         user, hands=[GameHand("clubs", tricks={"Ann": 2, "Bob": 1, "Cat": 1, "Dan": 1})]
