@@ -206,6 +206,7 @@ class MatchForm(forms.Form):
             return data
         try:
             rules.check_table(self.ruleset, names, first)
+            rules.check_people(names)
         except rules.RuleError as e:
             self.add_error("dealer" if e.field == "first_dealer" else None, e.message)
             return data

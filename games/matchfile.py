@@ -144,30 +144,28 @@ def _stakes(value, preset: str) -> Stakes:
     return Stakes(**amounts, currency=currency)
 
 
-def _names(value, what: str, hand: int | None = None, seats=None) -> list[str]:
+def _names(value, what: str, hand: int | None = None) -> list[str]:
     if not isinstance(value, list) or not all(isinstance(n, str) for n in value):
         raise _bad(f"{what} must be a list of names.", hand)
-    return [_name(name, seats) for name in value]
+    return [name.strip() for name in value]
 
 
-def _name(value, seats: dict | None = None):
-    """A name as the table means it: spaces around it are dropped wherever it is read, and
-    in a hand a seat named in other capitals or spaces is that seat (rules.name_key)."""
-    if not isinstance(value, str):
-        return value
-    return (seats or {}).get(rules.name_key(value), value.strip())
+def _name(value):
+    """A name as the table means it: spaces around it are dropped wherever it is read (and
+    nothing else: "ann" is not Ann in a file, docs/format.md)."""
+    return value.strip() if isinstance(value, str) else value
 
 
-def _tricks(value: dict, number: int, seats: dict) -> dict:
+def _tricks(value: dict, number: int) -> dict:
     def twice(name: str) -> RuleError:
         message = f"{name} is listed twice; each player either drops out or plays."
         return RuleError("seat_count", message, "tricks", hand=number)
 
     if isinstance(value, _Object) and value.twice is not None:
-        raise twice(_name(value.twice, seats))
+        raise twice(_name(value.twice))
     tricks = {}
     for name, n in value.items():
-        name = _name(name, seats)
+        name = _name(name)
         if name in tricks:
             raise twice(name)
         tricks[name] = n
@@ -190,7 +188,7 @@ def _played_at(value) -> datetime | None:
     return when
 
 
-def _hand(value, number: int, seats: dict) -> Hand:
+def _hand(value, number: int) -> Hand:
     if not isinstance(value, dict):
         raise _bad(f"Hand {number} must be an object.", number)
     what = f"Hand {number}"
@@ -218,20 +216,25 @@ def _hand(value, number: int, seats: dict) -> Hand:
     return Hand(
         upcard=upcard,
         trump=trump,
-        maker=_name(value.get("maker"), seats),
+        maker=_name(value.get("maker")),
         bid=value.get("bid"),
-        dropped=tuple(_names(value.get("dropped", []), f"{what}: dropped", number, seats)),
-        tricks=_tricks(tricks, number, seats),
+        dropped=tuple(_names(value.get("dropped", []), f"{what}: dropped", number)),
+        tricks=_tricks(tricks, number),
         passed=passed,
-        dealer=_name(value.get("dealer"), seats),
+        dealer=_name(value.get("dealer")),
     )
+
+
+def _not_json(constant: str):
+    """NaN, Infinity and -Infinity, which Python's reader takes and JSON has not."""
+    raise ValueError(f"{constant} is not JSON")
 
 
 def load(data) -> tuple[Match, MatchState, list[rules.HandResult]]:
     """Read a match file (text or parsed JSON) and replay it; raise RuleError on the first fault."""
     if isinstance(data, (str, bytes)):
         try:
-            data = json.loads(data, object_pairs_hook=_object)
+            data = json.loads(data, object_pairs_hook=_object, parse_constant=_not_json)
         except (ValueError, RecursionError):
             raise _bad("This is not a JSON file.") from None
     if not isinstance(data, dict):
@@ -245,15 +248,14 @@ def load(data) -> tuple[Match, MatchState, list[rules.HandResult]]:
     first_dealer = data["first_dealer"]
     if not isinstance(first_dealer, str):
         raise _bad('"first_dealer" must be a name.')
-    seats = {rules.name_key(p): p for p in players}
-    first_dealer = _name(first_dealer, seats)
+    first_dealer = _name(first_dealer)
     played_at = _played_at(data.get("played_at"))
     if not isinstance(data["hands"], list):
         raise _bad('"hands" must be a list.')
     state = rules.new_match(ruleset, players, first_dealer)
     hands, results = [], []
     for number, value in enumerate(data["hands"], 1):
-        hand = _hand(value, number, seats)
+        hand = _hand(value, number)
         try:
             state, result = rules.play(state, hand)
         except RuleError as e:
@@ -415,7 +417,6 @@ def night_report(matches: list[tuple[str, Match, MatchState]]) -> dict:
     """The document `settle --json` prints for (file, match, state) of one currency (§11)."""
     entries: list[dict] = []
     net: dict[str, int] = {}
-    spelled: dict[str, str] = {}
     for name, match, state in matches:
         _, match_net = rules.settle(state, match.stakes)
         entries.append(
@@ -425,9 +426,8 @@ def night_report(matches: list[tuple[str, Match, MatchState]]) -> dict:
                 "net": {p: rules.format_money(c) for p, c in match_net.items()},
             }
         )
-        for p in match.players:  # one person however spelled, as first spelled (§11)
-            name = spelled.setdefault(rules.name_key(p), p)
-            net[name] = net.get(name, 0) + match_net.get(p, 0)
+        for p in match.players:  # one person across files: one name (docs/rules.md §11)
+            net[p] = net.get(p, 0) + match_net.get(p, 0)
     return {
         "matches": entries,
         "net": {p: rules.format_money(c) for p, c in net.items()},

@@ -1192,6 +1192,7 @@ class Match(models.Model):
         the night it was begun in, or with `night_of_its_own` makes a night alone."""
         group = Group.of(group)
         rules.new_match(ruleset, names, first_dealer)
+        rules.check_people(names)
         _check_fits(names, stakes)
         _groups_turn(group.pk)
         players = seat_players(group, names)

@@ -328,27 +328,34 @@ def check_table(ruleset: Ruleset, players: list[str] | tuple[str, ...], first_de
         raise RuleError("bad_table", "Every player needs a name.", "players")
     if not all(plain_text(name) for name in players):
         raise RuleError("bad_table", PLAIN_NAME, "players")
-    seated: dict[str, str] = {}
-    for name in players:
-        first = seated.get(name_key(name))
-        if first == name:
+    for i, name in enumerate(players):
+        if name in players[:i]:
             raise RuleError(
                 "bad_table",
                 f"{name} is seated twice; every player needs their own name.",
                 "players",
             )
-        if first is not None:
+    if first_dealer not in players:
+        raise RuleError(
+            "bad_table", f"The first dealer, {first_dealer}, is not at the table.", "first_dealer"
+        )
+
+
+def check_people(players: list[str] | tuple[str, ...]):
+    """Raise `bad_table` where two seats are one person: names alike but for capitals and
+    spaces (name_key). A match file's table is its names as written (check_table: "ann" and
+    Ann are two names there, as docs/format.md says); a group's players are people, so a
+    table of the app seats no one twice in any spelling."""
+    seated: dict[str, str] = {}
+    for name in players:
+        first = seated.setdefault(name_key(name), name)
+        if first != name:
             raise RuleError(
                 "bad_table",
                 f"{first} and {name} are one name (capitals and spaces don't count), so one "
                 "person seated twice; every player needs their own name.",
                 "players",
             )
-        seated[name_key(name)] = name
-    if first_dealer not in players:
-        raise RuleError(
-            "bad_table", f"The first dealer, {first_dealer}, is not at the table.", "first_dealer"
-        )
 
 
 def deal_for_jack(players, rnd: random.Random | None = None):

@@ -257,22 +257,27 @@ def test_a_player_given_twice_in_tricks_is_a_seat_count():
     assert (error.code, error.hand) == ("seat_count", 1) and "Ann is listed twice" in error.message
 
 
-def test_a_hand_naming_a_seat_in_other_capitals_or_spaces_names_that_seat():
-    hand = {**HAND, "maker": "BOB", "tricks": {"ann": 1, " Bob": 3, "CAT ": 1, "dan": 0}}
-    m = matchfile.parse(json.dumps(example(first_dealer="dan", hands=[hand])))
+def test_a_name_is_read_with_the_spaces_around_it_dropped_and_nothing_else():
+    """docs/format.md: "Ann " is Ann; "ann" is another name, so a hand that names "bob"
+    names someone not at the table, and a table of Ann and ann seats two names."""
+    hand = {**HAND, "maker": " Bob", "tricks": {"Ann ": 1, " Bob": 3, "Cat": 1, " Dan ": 0}}
+    m = matchfile.parse(json.dumps(example(first_dealer=" Dan", hands=[hand])))
     assert m.first_dealer == "Dan" and m.hands[0].maker == "Bob"
     assert m.hands[0].tricks == {"Ann": 1, "Bob": 3, "Cat": 1, "Dan": 0}
-    again = {**HAND, "tricks": {"Ann": 1, "Bob": 3, "Cat": 1, "Dan": 0, "ann": 0}}
+    error = error_of(example(hands=[{**HAND, "maker": "bob"}]))
+    assert (error.code, error.hand) == ("unknown_player", 1) and "bob" in error.message
+    error = error_of(example(first_dealer="dan", hands=[]))
+    assert error.code == "bad_table" and "The first dealer, dan, is not" in error.message
+    again = {**HAND, "tricks": {"Ann": 1, "Bob": 3, "Cat": 1, "Dan": 0, "Ann ": 0}}
     error = error_of(example(hands=[again]))
     assert (error.code, error.hand) == ("seat_count", 1) and "Ann is listed twice" in error.message
-
-
-def test_a_table_naming_one_person_twice_in_other_capitals_is_refused():
-    error = error_of(example(players=["Ann", "Bob", "ann", "Dan"], hands=[]))
-    assert error.code == "bad_table" and "Ann and ann are one name" in error.message
+    m = matchfile.parse(json.dumps(example(players=["Ann", "Bob", "ann", "Dan"], hands=[])))
+    assert m.players == ("Ann", "Bob", "ann", "Dan")
 
 
 def test_the_same_match_in_other_capitals_is_the_same_match():
+    """As people, for the app's import: a file's "ann" is stored as the Ann already saved,
+    so the same match in other capitals is "already imported", not a second copy."""
     played = example(played_at="2026-11-28T19:30:00-06:00")
     lower = json.loads(json.dumps(played).replace('"Ann"', '"ann"').replace('"Dan"', '"DAN"'))
     assert matchfile.parse(json.dumps(lower)).same_as(matchfile.parse(json.dumps(played)))
@@ -342,6 +347,13 @@ HAND = {
 BAD_FILES = [
     # (document or text, hand, code)
     ("{not json", None, "bad_file"),
+    # NaN and Infinity, which Python's json reads and JSON has not
+    (
+        json.dumps(example(rules={"preset": "standard", "starting_score": float("inf")})),
+        None,
+        "bad_file",
+    ),
+    (json.dumps(example(hands=[{**HAND, "tricks": {"Ann": float("nan")}}])), None, "bad_file"),
     ("[1, 2]", None, "bad_file"),
     ('"standard"', None, "bad_file"),
     (example(format="buck-euchre/2"), None, "bad_file"),
@@ -585,6 +597,15 @@ def test_replay_prints_a_table_for_people(example_file):
     assert "Ann pays Cat 3.70 USD" in out
 
 
+def test_replay_names_the_house_rules_as_the_file_writes_them(tmp_path):
+    path = tmp_path / "m.json"
+    house = {"preset": "standard", "set_penalty": None, "starting_score": 20}
+    path.write_text(json.dumps(example(rules=house, hands=[])))
+    code, out, _ = replay(str(path))
+    assert code == 0
+    assert out.splitlines()[0] == "Rules: standard, starting_score = 20, set_penalty = null"
+
+
 ONE_PER_CODE = list({code: (doc, hand, code) for doc, hand, code in reversed(BAD_FILES)}.values())
 
 
@@ -728,12 +749,19 @@ def test_settle_adds_up_a_night_and_lists_an_unfinished_match_with_no_net(files)
     assert keys == sorted(keys)
 
 
-def test_settle_counts_a_name_in_other_capitals_as_one_person_spelled_as_first_seen(files):
-    swept = json.loads(json.dumps(SWEPT_BY_BOB).replace('"Ann"', '"ann"'))
-    code, out, _ = settle(*files(EXAMPLE, swept), "--json")
+def test_settle_counts_one_name_across_files_as_one_person_and_no_other(files):
+    """docs/rules.md §11: the same person across matches when the names are equal after
+    trimming spaces: "Ann " is Ann, "ann" someone else."""
+    spaced = json.loads(json.dumps(SWEPT_BY_BOB).replace('"Ann"', '"Ann "'))
+    code, out, _ = settle(*files(EXAMPLE, spaced), "--json")
     doc = json.loads(out)
     assert code == 0 and list(doc["net"]) == ["Ann", "Bob", "Cat", "Dan", "Eve"]
     assert doc["net"]["Ann"] == "-7.20" and settles(doc["net"], doc["transfers"])
+    lower = json.loads(json.dumps(SWEPT_BY_BOB).replace('"Ann"', '"ann"'))
+    code, out, _ = settle(*files(EXAMPLE, lower), "--json")
+    doc = json.loads(out)
+    assert code == 0 and list(doc["net"]) == ["Ann", "Bob", "Cat", "Dan", "ann", "Eve"]
+    assert settles(doc["net"], doc["transfers"])
 
 
 def test_settle_names_the_file_and_hand_of_the_first_fault(files):

@@ -8,6 +8,7 @@ from datetime import datetime, timedelta
 from zoneinfo import ZoneInfo
 
 import pytest
+from django.contrib.auth import get_user_model
 from django.core.management import call_command
 from django.db import IntegrityError, transaction
 from django.utils import timezone
@@ -225,11 +226,20 @@ def test_import_refuses_a_zip_bomb_before_unpacking_it(user, tmp_path, monkeypat
     assert not Match.objects.exists()
 
 
-def test_import_for_a_user_who_does_not_exist_fails(user, files):
+def test_import_for_a_user_not_yet_here_makes_their_account(user, files, tmp_path):
+    code, out, err = command("import_match", *files(EXAMPLE), "--user", "zed")
+    pk = int(out.split(": ")[1])
+    assert code == 0 and Match.objects.get(pk=pk).group.home_of.username == "zed"
+    assert "Stored under a new account, zed (no password yet)." in err
+    code, out, _ = command("export_match", "--all", "--user", "zed", str(tmp_path / "zed"))
+    assert code == 0 and len(list((tmp_path / "zed").iterdir())) == 1
+    # Nothing stored, no account made; a name no account can have is refused before anything.
+    code, _, _ = command("import_match", *files("{not json"), "--user", "yan")
+    assert code == 1 and not get_user_model().objects.filter(username="yan").exists()
     from django.core.management.base import CommandError
 
-    with pytest.raises(CommandError, match="no user 'zed'"):
-        call_command("import_match", *files(EXAMPLE), "--user", "zed")
+    with pytest.raises(CommandError, match="--user: Enter a valid username"):
+        call_command("import_match", *files(EXAMPLE), "--user", "two words")
 
 
 def test_import_on_an_empty_database_creates_an_owner(db, files):
@@ -745,6 +755,19 @@ def test_a_name_in_other_capitals_or_spaces_seats_the_player_already_saved(user)
 def test_one_person_in_two_spellings_is_never_seated_twice(user):
     with pytest.raises(rules.RuleError, match="Ann and ann are one name"):
         make_match(user, names=("Ann", "Bob", "ann", "Dan"))
+    assert not Match.objects.exists() and not Player.objects.exists()
+
+
+def test_a_file_seating_one_person_in_two_spellings_replays_but_does_not_import(files, user):
+    """A file's table is its names as written (docs/format.md): "Ann" and "ann" are two
+    names, so replay plays it; a group's players are people, so the import refuses it."""
+    doc = json.loads(json.dumps(EXAMPLE).replace('"Cat"', '"ann"'))
+    [path] = files(doc)
+    code, out, _ = command("replay", path)
+    assert code == 0 and "ann" in out
+    code, out, err = command("import_match", path, "--user", user.username)
+    assert code == 1 and out == ""
+    assert "Ann and ann are one name" in err and "(bad_table)" in err
     assert not Match.objects.exists() and not Player.objects.exists()
 
 

@@ -2,6 +2,7 @@ import json
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
+from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError
 from django.utils import timezone
 
@@ -33,6 +34,13 @@ class Command(BaseCommand):
         parser.add_argument("--json", action="store_true", help="write each error as JSON")
 
     def handle(self, *args, **options):
+        if options["user"]:
+            try:
+                User = get_user_model()
+                User.username_validator(options["user"])
+                User._meta.get_field("username").run_validators(options["user"])
+            except ValidationError as e:
+                raise CommandError(f"--user: {' '.join(e.messages)}") from None
         group = self._group(options["group"], options["user"])
         owner = group or self._owner(options["user"])
         refused = False
@@ -56,7 +64,7 @@ class Command(BaseCommand):
         for i in sorted(range(len(files)), key=lambda i: files[i][1].played_at or now):
             path, m = files[i]
             try:
-                owner = owner or self._new_owner()
+                owner = owner or self._new_owner(options["user"] or "scorekeeper")
                 stored[i] = Match.import_file(owner, m)
             except RuleError as e:
                 refused = True
@@ -80,18 +88,15 @@ class Command(BaseCommand):
 
     def _owner(self, username):
         users = get_user_model().objects.all()
-        if username:
-            owner = users.filter(username=username).first()
-            if owner is None:
-                raise CommandError(f"There is no user {username!r}.")
-            return owner
+        if username:  # one not yet here is made with the first match stored
+            return users.filter(username=username).first()
         return users.order_by("-is_superuser", "pk").first()
 
-    def _new_owner(self):
-        # A fresh database: keep the matches under an account that can be given a password
-        # later with `changepassword scorekeeper`.
-        self.stderr.write("Stored under a new account, scorekeeper (no password yet).")
-        return get_user_model().objects.create_user("scorekeeper")
+    def _new_owner(self, username: str):
+        # A fresh database, or a --user not yet here: keep the matches under a new account
+        # that can be given a password later with `changepassword NAME`.
+        self.stderr.write(f"Stored under a new account, {username} (no password yet).")
+        return get_user_model().objects.create_user(username)
 
 
 def _match_files(path: str) -> list[tuple[str, str | bytes]]:

@@ -39,7 +39,8 @@ def table(match: matchfile.Match, doc: dict) -> str:
     width = max(8, *(len(p) + 1 for p in players))
     house = rules.ruleset_overrides(match.preset, match.ruleset)
     lines = [
-        f"Rules: {match.preset}" + (f" with {house}" if house else ""),
+        f"Rules: {match.preset}"
+        + "".join(f", {name} = {words.option_text(name, v)}" for name, v in house.items()),
         "",
         f"{'Hand':>4}  {'Dealer':<{width}}" + "".join(f"{p:>{width}}" for p in players),
         f"{'':>4}  {'start':<{width}}"
