@@ -15,6 +15,7 @@ from games.models import MAX_HANDS, PRESET_CHOICES, SUIT_CHOICES
 from games.words import CHOICE_WORDS, OPTION_LABELS, option_text
 
 PASS = "pass"
+NO_PLAYERS = "Type the players' names, clockwise from seat 1."
 PICK_DEALER = "Pick who deals first: a seat with a player in it."
 NO_OVERRIDE = ""
 WORD_OPTIONS = {"auto_trump", "bidding", "all_pass", "ties"}
@@ -195,6 +196,9 @@ class MatchForm(forms.Form):
         if any(seat in self.errors for seat in self.SEATS):
             return data  # a seat's own error says it; counting the others would only confuse
         names = self.names()
+        if not names:
+            self.add_error("seat_0", NO_PLAYERS)
+            return data
         dealer = data.get("dealer")
         if dealer == "random":
             first = random.choice(names) if names else ""

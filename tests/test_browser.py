@@ -550,6 +550,27 @@ def test_without_javascript_a_drop_ticked_after_the_tricks_is_refused_not_saved_
     context.close()
 
 
+LONGEST = "Wolfeschlegelsteinhausenbergerdorffvorl"  # 39 letters, no space to break at
+
+
+@pytest.mark.browser_context_args(viewport=SMALL)
+def test_the_longest_name_stays_within_a_small_phones_screen(page: Page, live_server):
+    """A name as long as a seat takes wraps or ends in "…": no page grows wider than the
+    phone, so nothing (a dealer's tile over Start the match, a card's edge) is off screen."""
+    signed_in(page, live_server.url, "longnames")
+    new_match(page, "Standard", ["Ann", "Bob", LONGEST, "Dan"], LONGEST)
+    expect(page.locator(".score").filter(has_text="Wolf")).to_be_visible()
+    board = page.url
+    for path in (board, "/", "/matches/", "/players/", "/matches/new/"):
+        page.goto(path if path.startswith("http") else live_server.url + path)
+        expect(page.locator("main")).to_be_visible()
+        if path == "/matches/new/":
+            page.fill("#id_seat_2", LONGEST)
+            page.locator("#id_seat_0").focus()
+            expect(page.locator("#dealer label").filter(has_text=LONGEST)).to_be_visible()
+        assert page.evaluate("document.documentElement.scrollWidth") <= SMALL["width"], path
+
+
 def test_a_name_typed_in_other_capitals_is_the_player_already_saved(page: Page, live_server):
     signed_in(page, live_server.url, "capitals")
     new_match(page, "Standard", ["Ann", "Bob", "Cat", "Dan"], "Dan")

@@ -593,6 +593,7 @@ def test_the_new_match_form_creates_a_match_with_house_rules(client_in, user):
         ({"seat_3": " ann "}, "Ann and ann are one name (capitals and spaces don't count)"),
         ({"rule_maker_needs": "7"}, "The option maker_needs must be a number from 1 to 5."),
         ({"seat_3": "", "dealer": "3"}, "Pick who deals first: a seat with a player in it."),
+        (dict.fromkeys(["seat_0", "seat_1", "seat_2", "seat_3"], ""), "Type the players' names"),
         ({"per_point": "0.105"}, "Enter an amount such as 1.50: no sign, at most two decimal"),
         ({"per_game": "-1"}, "Enter an amount such as 1.50: no sign, at most two decimal"),
         ({"per_set": "1000000"}, "Stakes must be under 1,000,000."),
