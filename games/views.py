@@ -31,7 +31,7 @@ from django.utils.safestring import mark_safe
 from django.views.decorators.cache import cache_control
 from django.views.decorators.http import require_http_methods, require_POST
 from django.views.decorators.vary import vary_on_headers
-from django_htmx.http import HttpResponseClientRedirect, reswap, retarget
+from django_htmx.http import HttpResponseClientRedirect, push_url, reswap, retarget
 
 from games import access, matchfile, regions, rules, throttles, words
 from games.access import HtmxRequest, SignedInRequest
@@ -688,10 +688,18 @@ def _edit_page(
 
 
 def _stale_edit(request: SignedInRequest, pk: int, number: int) -> HttpResponse:
-    """409 for an edit from an out-of-date page: the change is kept, on today's match; or,
-    where the hand is gone or the match was won meanwhile, the board says so."""
+    """409 for an edit from an out-of-date page: the change is kept, on today's match (where
+    the hand was undone meanwhile, on the board as the next hand); where the match was won
+    meanwhile, the board says so."""
     match = _get_match(request, pk)
     state, hand = match.state_before(number) or (None, None)
+    if hand is None and not match.finished:
+        # Undone: what was typed is kept on the board, offered as the next hand.
+        response = _stale_board(request, pk, number, entry=request.POST)
+        if request.htmx:  # the edit page has no board: the board takes the page's place
+            response = reswap(retarget(response, "#main"), "innerHTML show:window:top")  # type: ignore[arg-type]
+            push_url(response, match.get_absolute_url())
+        return response
     if state is None or hand is None or match.finished:
         done = f"Hand {number} was undone" if hand is None else "The match was won"
         notice = f"{done} on another phone, so your change to hand {number} was not saved."

@@ -674,6 +674,40 @@ def test_a_stale_phone_keeps_its_entry_and_saves_it_as_the_next_hand(
     other.close()
 
 
+def test_a_change_to_a_hand_undone_on_another_phone_is_kept_as_the_next_hand(
+    browser, page: Page, live_server
+):
+    base = live_server.url
+    signed_in(page, base, "undone")
+    new_match(page, "Standard", ["Ann", "Bob", "Cat", "Dan"], "Dan")
+    for _ in range(2):
+        enter_hand(page, "clubs", tricks={"Ann": 2, "Bob": 1, "Cat": 1, "Dan": 1})
+    expect(page.get_by_role("button", name="Undo hand 2")).to_be_visible()
+    other = browser.new_context(viewport=TALL, is_mobile=True)
+    phone_b = other.new_page()
+    log_in(phone_b, base, "undone")
+    # B opens hand 2 to correct it: Ann took 1, Bob 2.
+    phone_b.goto(page.url + "hands/2/")
+    chip(phone_b, "Bob", 2)
+    chip(phone_b, "Ann", 1)
+    expect(phone_b.locator(".status .preview")).to_contain_text("Bob")
+    # Meanwhile A undoes hand 2; B's Save finds it gone, and keeps what B typed.
+    page.once("dialog", lambda dialog: dialog.accept())
+    page.get_by_role("button", name="Undo hand 2").click()
+    expect(page.get_by_role("button", name="Undo hand 1")).to_be_visible()
+    phone_b.get_by_role("button", name="Save changes to hand 2").click()
+    expect(phone_b.get_by_role("alert")).to_contain_text("Hand 2 was undone on another phone.")
+    expect(phone_b).to_have_url(page.url)
+    expect(phone_b.locator("#hand-form input[name=upcard][value=clubs]")).to_be_checked()
+    for name, n in (("Ann", 1), ("Bob", 2)):
+        row = phone_b.get_by_role("radiogroup", name=name, exact=True)
+        expect(row.locator(f"input[value='{n}']")).to_be_checked()
+    phone_b.get_by_role("button", name="Save hand 2").click()
+    expect(phone_b.get_by_role("button", name="Undo hand 2")).to_be_visible()
+    assert scores(phone_b) == {"Ann": 22, "Bob": 22, "Cat": 23, "Dan": 23}
+    other.close()
+
+
 def test_a_tap_while_save_is_on_its_way_waits_for_the_next_hand(page: Page, live_server):
     signed_in(page, live_server.url, "slow")
     new_match(page, "Standard", ["Ann", "Bob", "Cat", "Dan"], "Dan")

@@ -1967,21 +1967,36 @@ def test_the_board_asks_before_a_new_share_link_cuts_off_the_old_one(client_in, 
     assert 'data-confirm="Make a new link? Phones that show the board by the old link' in html
 
 
+def match_version(match) -> int:
+    return Match.objects.get(pk=match.pk).version
+
+
 @pytest.mark.parametrize("htmx", [False, True])
-def test_an_edit_of_a_hand_undone_on_another_phone_says_it_was_not_saved(client_in, user, htmx):
+def test_an_edit_of_a_hand_undone_on_another_phone_is_kept_as_the_next_hand(client_in, user, htmx):
     match = make_match(user, hands=[CLUB, CLUB])
     edit = drawn(match, CLUB_POST, number="2", t0="1", t1="2")
     client_in.post(url("hand_undo", match.pk), drawn(match, {"number": "2"}))
     for path in ("hand_edit", "hand_edit_check"):
         response = client_in.post(url(path, match.pk, 2), edit, **(HX if htmx else {}))
         assert response.status_code == 409
-        said = "Hand 2 was undone on another phone, so your change to hand 2 was not saved."
-        if htmx:  # the edit page has no board: the phone goes to it, where the message waits
-            assert response["HX-Redirect"] == match.get_absolute_url()
-            assert said in client_in.get(match.get_absolute_url()).content.decode()
-        else:
-            assert said in response.content.decode()
+        html = response.content.decode()
+        assert "Hand 2 was undone on another phone." in html
+        assert "What you entered is kept below: save it as hand 2" in html
+        kept = hidden_inputs(html, "hand-form")
+        assert (kept["number"], kept["version"]) == ("2", str(match_version(match)))
+        for seat, tricks in (("0", "1"), ("1", "2")):  # the tricks typed, still ticked
+            assert re.search(rf'name="t{seat}" value="{tricks}"[^>]*checked', html), seat
+        if htmx:  # the edit page has no board: the board takes the page's place
+            assert (response["HX-Retarget"], response["HX-Push-Url"]) == (
+                "#main",
+                match.get_absolute_url(),
+            )
+            assert response["HX-Reswap"].startswith("innerHTML")
     assert Match.objects.get(pk=match.pk).game_hands() == [CLUB]
+    # Saved from there, it is hand 2 as the player typed it.
+    kept = drawn(match, CLUB_POST, number="2", t0="1", t1="2", t2="1", t3="1")
+    assert client_in.post(url("hand_create", match.pk), kept).status_code == 302
+    assert Match.objects.get(pk=match.pk).game_hands()[1].tricks["Bob"] == 2
 
 
 def test_an_edit_sent_again_after_the_match_was_won_elsewhere_is_a_success(client_in, user):
