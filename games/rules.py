@@ -311,7 +311,8 @@ def plain_text(text: str) -> bool:
 def name_key(name: str) -> str:
     """What two spellings of one person share: capitals and spaces don't count, so "ann",
     "Ann" and " ANN " are one player, and "Ann  Lee" is Ann Lee. Every match of a name
-    against another (a table, a saved player, a rename, a match file) compares these."""
+    against another in the app (a table, a saved player, a rename, an import's "already
+    imported") compares these; a match file's own names are compared as written, trimmed."""
     return " ".join(name.split()).casefold()
 
 

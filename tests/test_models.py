@@ -234,8 +234,15 @@ def test_import_for_a_user_not_yet_here_makes_their_account(user, files, tmp_pat
     code, out, _ = command("export_match", "--all", "--user", "zed", str(tmp_path / "zed"))
     assert code == 0 and len(list((tmp_path / "zed").iterdir())) == 1
     # Nothing stored, no account made; a name no account can have is refused before anything.
-    code, _, _ = command("import_match", *files("{not json"), "--user", "yan")
-    assert code == 1 and not get_user_model().objects.filter(username="yan").exists()
+    twice = json.loads(json.dumps(EXAMPLE).replace('"Cat"', '"ann"'))  # refused on import
+    for bad in ("{not json", twice):
+        code, _, err = command("import_match", *files(bad), "--user", "yan")
+        assert code == 1 and not get_user_model().objects.filter(username="yan").exists()
+        assert "new account" not in err
+    # A --user in other capitals than an account's is that account, as the sign-up finds it.
+    code, out, err = command("import_match", *files(EXAMPLE), "--user", "ZED")
+    assert code == 0 and "new account" not in err
+    assert Match.objects.get(pk=int(out.split(": ")[1])).group.home_of.username == "zed"
     from django.core.management.base import CommandError
 
     with pytest.raises(CommandError, match="--user: Enter a valid username"):

@@ -4,6 +4,7 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError
+from django.db import transaction
 from django.utils import timezone
 
 from games import matchfile
@@ -61,11 +62,18 @@ class Command(BaseCommand):
         # Oldest first, so that each match joins the night of the one begun before it.
         now = timezone.now()
         stored = {}
+        username = options["user"] or "scorekeeper"
         for i in sorted(range(len(files)), key=lambda i: files[i][1].played_at or now):
             path, m = files[i]
             try:
-                owner = owner or self._new_owner(options["user"] or "scorekeeper")
-                stored[i] = Match.import_file(owner, m)
+                with transaction.atomic():  # an account made for it goes if the file does
+                    who = owner or get_user_model().objects.create_user(username)
+                    stored[i] = Match.import_file(who, m)
+                if owner is None:
+                    # A fresh database, or a --user not yet here: the matches are kept under
+                    # a new account, given a password later with `changepassword NAME`.
+                    self.stderr.write(f"Stored under a new account, {username} (no password yet).")
+                    owner = who
             except RuleError as e:
                 refused = True
                 self._refuse(path, e, options["json"])
@@ -89,14 +97,9 @@ class Command(BaseCommand):
     def _owner(self, username):
         users = get_user_model().objects.all()
         if username:  # one not yet here is made with the first match stored
-            return users.filter(username=username).first()
+            found = users.filter(username=username).first()  # else as the sign-up form finds
+            return found or users.filter(username__iexact=username).first()  # one: any capitals
         return users.order_by("-is_superuser", "pk").first()
-
-    def _new_owner(self, username: str):
-        # A fresh database, or a --user not yet here: keep the matches under a new account
-        # that can be given a password later with `changepassword NAME`.
-        self.stderr.write(f"Stored under a new account, {username} (no password yet).")
-        return get_user_model().objects.create_user(username)
 
 
 def _match_files(path: str) -> list[tuple[str, str | bytes]]:
