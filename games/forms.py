@@ -201,7 +201,7 @@ class MatchForm(forms.Form):
             return data
         dealer = data.get("dealer")
         if dealer == "random":
-            first = random.choice(names) if names else ""
+            first = random.choice(names)
         else:
             first = self.seat_names()[int(dealer)] if dealer else ""
         if not first:

@@ -36,10 +36,8 @@ class Command(BaseCommand):
 
     def handle(self, *args, **options):
         if options["user"]:
-            try:
-                User = get_user_model()
-                User.username_validator(options["user"])
-                User._meta.get_field("username").run_validators(options["user"])
+            try:  # the username field's own checks: its letters (username_validator), length
+                get_user_model()._meta.get_field("username").run_validators(options["user"])
             except ValidationError as e:
                 raise CommandError(f"--user: {' '.join(e.messages)}") from None
         group = self._group(options["group"], options["user"])
