@@ -31,7 +31,13 @@ from django.utils.safestring import mark_safe
 from django.views.decorators.cache import cache_control
 from django.views.decorators.http import require_http_methods, require_POST
 from django.views.decorators.vary import vary_on_headers
-from django_htmx.http import HttpResponseClientRedirect, push_url, reswap, retarget
+from django_htmx.http import (
+    HttpResponseClientRedirect,
+    push_url,
+    reselect,
+    reswap,
+    retarget,
+)
 
 from games import access, matchfile, regions, rules, throttles, words
 from games.access import HtmxRequest, SignedInRequest
@@ -167,7 +173,10 @@ def _board(
     notice: str | None = None,
     status: int = 200,
     replayed=None,
+    whole: bool = False,
 ) -> HttpResponse:
+    """The board: the whole match page, or for htmx its board alone (`whole` asks for the
+    page even then, for an answer that takes the place of another page)."""
     role = access.require(request, match.group_id)
     kept = form is None and notice is None  # drawn as a plain GET draws it: cached
     key = _board_key(request, match, role) if kept else None
@@ -209,10 +218,11 @@ def _board(
     if drawn is not None:
         context["board"] = regions.with_token(request, drawn)
     region = _region(request)
-    if request.htmx and region == "board" and "board" in context:
+    if request.htmx and not whole and region == "board" and "board" in context:
         response = HttpResponse(context["board"], status=status)
     else:
-        template = _partial(request, "games/match_detail.html", region)
+        page = "games/match_detail.html"
+        template = page if whole else _partial(request, page, region)
         response = render(request, template, context, status=status)
     if request.htmx and (request.method == "POST" or "v" in request.GET):
         response["HX-Trigger"] = "board-changed"  # the score race under the board follows
@@ -283,7 +293,12 @@ def _what_changed(request: HttpRequest, match: Match, before: int | None, now: i
 
 
 def _stale_board(
-    request: SignedInRequest, pk: int, before: int | None, entry=None, tail: str = ""
+    request: SignedInRequest,
+    pk: int,
+    before: int | None,
+    entry=None,
+    tail: str = "",
+    whole: bool = False,
 ) -> HttpResponse:
     """409: the board as it is now, what changed, and what the player entered, kept.
 
@@ -303,8 +318,12 @@ def _stale_board(
         form.is_valid()
     elif entry is not None:
         notice += " The match is over, so what you entered was not saved."
-    response = _board(request, match, form, notice=notice, status=409, replayed=replayed)
-    if request.htmx:  # a check answers into the hand form; this answer is the whole board
+    response = _board(
+        request, match, form, notice=notice, status=409, replayed=replayed, whole=whole
+    )
+    if (
+        request.htmx and not whole
+    ):  # a check answers into the hand form; this answer is the whole board
         # htmx takes modifiers after the swap method; django-htmx's type names the method alone.
         response = reswap(retarget(response, "#board"), "outerHTML show:window:top")  # type: ignore[arg-type]
     return response
@@ -695,9 +714,10 @@ def _stale_edit(request: SignedInRequest, pk: int, number: int) -> HttpResponse:
     state, hand = match.state_before(number) or (None, None)
     if hand is None and not match.finished:
         # Undone: what was typed is kept on the board, offered as the next hand.
-        response = _stale_board(request, pk, number, entry=request.POST)
-        if request.htmx:  # the edit page has no board: the board takes the page's place
-            response = reswap(retarget(response, "#main"), "innerHTML show:window:top")  # type: ignore[arg-type]
+        response = _stale_board(request, pk, number, entry=request.POST, whole=True)
+        if request.htmx:  # the edit page has no board: the match page takes its place
+            response = reswap(retarget(response, "#main"), "outerHTML show:window:top")  # type: ignore[arg-type]
+            reselect(response, "#main")  # the whole page's main, with its title
             push_url(response, match.get_absolute_url())
         return response
     if state is None or hand is None or match.finished:

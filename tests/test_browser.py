@@ -698,6 +698,9 @@ def test_a_change_to_a_hand_undone_on_another_phone_is_kept_as_the_next_hand(
     phone_b.get_by_role("button", name="Save changes to hand 2").click()
     expect(phone_b.get_by_role("alert")).to_contain_text("Hand 2 was undone on another phone.")
     expect(phone_b).to_have_url(page.url)
+    expect(phone_b).to_have_title(page.title())  # the board's page, no longer "Edit hand 2"
+    for part in ("Score race", "The night's settle-up"):  # all of it, as a reload draws it
+        expect(phone_b.get_by_text(part, exact=True)).to_be_visible()
     expect(phone_b.locator("#hand-form input[name=upcard][value=clubs]")).to_be_checked()
     for name, n in (("Ann", 1), ("Bob", 2)):
         row = phone_b.get_by_role("radiogroup", name=name, exact=True)

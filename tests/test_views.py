@@ -1986,12 +1986,14 @@ def test_an_edit_of_a_hand_undone_on_another_phone_is_kept_as_the_next_hand(clie
         assert (kept["number"], kept["version"]) == ("2", str(match_version(match)))
         for seat, tricks in (("0", "1"), ("1", "2")):  # the tricks typed, still ticked
             assert re.search(rf'name="t{seat}" value="{tricks}"[^>]*checked', html), seat
-        if htmx:  # the edit page has no board: the board takes the page's place
-            assert (response["HX-Retarget"], response["HX-Push-Url"]) == (
-                "#main",
-                match.get_absolute_url(),
-            )
-            assert response["HX-Reswap"].startswith("innerHTML")
+        if htmx:  # the edit page has no board: the match page takes the page's place
+            assert (response["HX-Retarget"], response["HX-Reselect"]) == ("#main", "#main")
+            assert response["HX-Push-Url"] == match.get_absolute_url()
+            assert response["HX-Reswap"].startswith("outerHTML")
+        # The whole match page, title and all: the score race, the night, the share link.
+        assert f"<title>{match.label} ·" in html
+        for part in ('id="race"', "The night's settle-up", 'id="share"'):
+            assert part in html, part
     assert Match.objects.get(pk=match.pk).game_hands() == [CLUB]
     # Saved from there, it is hand 2 as the player typed it.
     kept = drawn(match, CLUB_POST, number="2", t0="1", t1="2", t2="1", t3="1")
