@@ -701,6 +701,7 @@ def test_a_change_to_a_hand_undone_on_another_phone_is_kept_as_the_next_hand(
     expect(phone_b).to_have_title(page.title())  # the board's page, no longer "Edit hand 2"
     for part in ("Score race", "The night's settle-up"):  # all of it, as a reload draws it
         expect(phone_b.get_by_text(part, exact=True)).to_be_visible()
+    snap(phone_b, "kept-after-undo")
     expect(phone_b.locator("#hand-form input[name=upcard][value=clubs]")).to_be_checked()
     for name, n in (("Ann", 1), ("Bob", 2)):
         row = phone_b.get_by_role("radiogroup", name=name, exact=True)
