@@ -321,11 +321,13 @@ def _stale_board(
     response = _board(
         request, match, form, notice=notice, status=409, replayed=replayed, whole=whole
     )
-    if (
-        request.htmx and not whole
-    ):  # a check answers into the hand form; this answer is the whole board
+    if request.htmx:  # a check answers into the hand form; this answer is the whole board,
+        # or (`whole`) the match page's main, title and all, in another page's place.
+        target = "#main" if whole else "#board"
         # htmx takes modifiers after the swap method; django-htmx's type names the method alone.
-        response = reswap(retarget(response, "#board"), "outerHTML show:window:top")  # type: ignore[arg-type]
+        response = reswap(retarget(response, target), "outerHTML show:window:top")  # type: ignore[arg-type]
+        if whole:
+            reselect(response, target)
     return response
 
 
@@ -716,8 +718,6 @@ def _stale_edit(request: SignedInRequest, pk: int, number: int) -> HttpResponse:
         # Undone: what was typed is kept on the board, offered as the next hand.
         response = _stale_board(request, pk, number, entry=request.POST, whole=True)
         if request.htmx:  # the edit page has no board: the match page takes its place
-            response = reswap(retarget(response, "#main"), "outerHTML show:window:top")  # type: ignore[arg-type]
-            reselect(response, "#main")  # the whole page's main, with its title
             push_url(response, match.get_absolute_url())
         return response
     if state is None or hand is None or match.finished:
