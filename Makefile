@@ -32,9 +32,9 @@ run: install
 	@echo "Open http://$$(hostname -I 2>/dev/null | cut -d' ' -f1):$(PORT)/ on a phone on this network."
 	$(VENV)/bin/gunicorn scorekeeper.wsgi --bind $(HOST):$(PORT) --workers 2 --access-logfile -
 
-# One process by default; `make test WORKERS="--numprocesses 3"` runs three pytest-xdist
-# workers, two taking the browser tests first (tests/conftest.py).
-WORKERS ?=
+# Two pytest-xdist workers, one for each core: one takes the browser tests while the other
+# runs the rest (tests/conftest.py). `make test WORKERS=` runs the suite in one process.
+WORKERS ?= --numprocesses 2
 test: install chromium
 	$(PY) -m pytest -q $(WORKERS)
 

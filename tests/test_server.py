@@ -24,6 +24,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from pytest_django.asserts import assertInHTML
 
+from games.checks import secret_key_check
 from games.models import Hand, Match, Player
 from games.rules import Hand as GameHand
 from scorekeeper.settings import cache_from_url, local_secret_key
@@ -85,20 +86,31 @@ def test_a_server_without_its_secret_key_does_not_start():
     assert wsgi.returncode != 0 and "SECRET_KEY" in wsgi.stderr
 
 
-@pytest.mark.parametrize(
-    "key, rule",
-    [
-        ("k3y-" + "abcdefghij" * 4, "this one has 44 characters, 14 different"),
-        ("ab" * 40, "this one has 80 characters, 2 different"),
-        ("django-insecure-" + "abcdefghij" * 5, "not begin with 'django-insecure-'"),
-    ],
-)
-def test_a_server_with_a_weak_secret_key_does_not_start(key, rule):
+WEAK_KEYS = [
+    ("k3y-" + "abcdefghij" * 4, "this one has 44 characters, 14 different"),
+    ("ab" * 40, "this one has 80 characters, 2 different"),
+    ("django-insecure-" + "abcdefghij" * 5, "not begin with 'django-insecure-'"),
+]
+
+
+@pytest.mark.parametrize("key, rule", WEAK_KEYS)
+def test_a_weak_secret_key_fails_the_check_of_a_server_and_says_why(settings, key, rule):
+    settings.SECRET_KEY, settings.DEBUG = key, False
+    [error] = secret_key_check(None)
+    assert error.id == "games.E003"
+    assert "at least 50 characters long, with at least 5 different characters" in error.msg
+    assert rule in error.msg
+    settings.DEBUG = True  # a laptop
+    assert secret_key_check(None) == []
+
+
+def test_a_server_with_a_weak_secret_key_does_not_start():
+    """The check of each weak key above, in the processes a server starts: `manage.py check`
+    and gunicorn's import of the WSGI application."""
+    key, rule = WEAK_KEYS[0]
     env = {"DEBUG": "False", "SECRET_KEY": key}
     result = run(["check"], env)
-    assert result.returncode != 0 and "games.E003" in result.stderr
-    assert "at least 50 characters long, with at least 5 different characters" in result.stderr
-    assert rule in result.stderr
+    assert result.returncode != 0 and "games.E003" in result.stderr and rule in result.stderr
     wsgi = run([], env, code="import scorekeeper.wsgi")
     assert wsgi.returncode != 0 and "games.E003" in wsgi.stderr
     assert run(["check"], {"DEBUG": "true", "SECRET_KEY": key}).returncode == 0  # a laptop
