@@ -45,8 +45,7 @@ def _kept_together(path: Path) -> bool:
 @pytest.hookimpl(optionalhook=True)  # a hook of pytest-xdist
 def pytest_xdist_make_scheduler(config, log):
     """Under pytest-xdist (`make test` runs two workers) the browser tests go first, shared
-    among all the workers but one: they spend much of their time waiting for a page, as a
-    player does, while the last worker runs the tests that keep a core busy. A module kept
+    among all the workers but one, while the last worker runs the other tests. A module kept
     together is one unit of work; every other test goes to whichever worker is free."""
     from xdist.scheduler import LoadScopeScheduling
 
