@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import random
 from collections.abc import Iterator
 
@@ -224,6 +225,22 @@ class MatchForm(forms.Form):
         return data
 
 
+@functools.lru_cache(maxsize=512)
+def _tricks_field(player: str, counts: tuple[int, ...]) -> forms.TypedChoiceField:
+    """A player's tricks, one of `counts`. Nothing changes such a field once it is made, so
+    one serves every form that asks it (making four of them was a tenth of a check)."""
+    wrong = f"{player}'s tricks must be a whole number from {counts[0]} to {counts[-1]}."
+    return forms.TypedChoiceField(
+        label=f"{player}'s tricks",
+        choices=[(n, str(n)) for n in counts],
+        coerce=int,
+        empty_value=None,
+        required=False,
+        widget=forms.RadioSelect,
+        error_messages={"invalid_choice": wrong},
+    )
+
+
 class WriteForm(forms.Form):
     """What every write to a match carries: the hand it is about, and the version of the
     match its page was drawn from (hidden inputs)."""
@@ -280,18 +297,9 @@ class HandForm(WriteForm):
         if self.is_bound and checking:
             self.data = self._forget_unasked()
         _choices(self, "bid").choices = [(n, str(n)) for n in self.shape.bids]
-        counts = self.shape.trick_counts
+        counts = tuple(self.shape.trick_counts)
         for i, p in enumerate(state.players):
-            wrong = f"{p}'s tricks must be a whole number from {counts[0]} to {counts[-1]}."
-            self.fields[f"t{i}"] = forms.TypedChoiceField(
-                label=f"{p}'s tricks",
-                choices=[(n, str(n)) for n in counts],
-                coerce=int,
-                empty_value=None,
-                required=False,
-                widget=forms.RadioSelect,
-                error_messages={"invalid_choice": wrong},
-            )
+            self.fields[f"t{i}"] = _tricks_field(p, counts)
 
     # --- the answers so far, read before the form is cleaned -------------------------------
 
