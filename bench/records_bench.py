@@ -5,7 +5,8 @@ a night), and 10 and 1,000 finished matches (four a night, a week apart), random
 of every preset stored through Match.create as the app stores them, on a throwaway database
 (SQLite, or PostgreSQL where DATABASE_URL names a PostgreSQL database: see inprocess.py).
 Times the home page, the past-matches list, a player's record (`/matches/?player=ID`), the
-latest night, a player's page and the group's balances through the test client, each against
+latest night, a player's page, the group's balances, its nights, its players and the group's
+own page through the test client, each against
 a minimal view of the same group (a small template and one query), and prints those ratios,
 each page's cost with 1,000 matches over its cost with 10, and whether each meets its aim.
 
@@ -51,6 +52,9 @@ AIMS = {
     "night": 0.4,
     "player": 0.3,
     "balances": None,
+    "nights": None,
+    "players": None,
+    "group": None,
 }
 GROWTH = 1.5
 NO_CACHE = {"default": {"BACKEND": "django.core.cache.backends.dummy.DummyCache"}}
@@ -100,6 +104,9 @@ def group_of(size: tuple[int, int, int], rnd: random.Random) -> dict:
         f"/nights/{night}/",
         f"/players/{ann.pk}/",
         f"/groups/{Group.home(user).pk}/balances/",
+        "/nights/",
+        "/players/",
+        f"/groups/{Group.home(user).pk}/",
     )
     return {
         "minimal": answered(200, client.get, "/minimal/"),

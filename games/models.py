@@ -412,8 +412,10 @@ class Night(models.Model):
         if not firsts:
             return set()
         low, high = min(firsts) - timedelta(days=1), max(firsts) + timedelta(days=1)
+        # A night begun in that span has a match in it: only those nights are summed.
+        near = Match.objects.filter(group=group_id, played_at__range=(low, high))
         starts = (
-            Night.objects.filter(group=group_id)
+            Night.objects.filter(pk__in=near.values("night_id"))
             .annotate(first=Min("matches__played_at"))
             .filter(first__range=(low, high))
             .values_list("first", flat=True)

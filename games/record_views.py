@@ -205,16 +205,29 @@ def match_move(request: SignedInRequest, pk: int) -> HttpResponse:
 @require_http_methods(["GET"])
 def night_list(request: SignedInRequest) -> HttpResponse:
     group = access.picked(request)
-    nights = (
-        Night.objects.filter(group=group)
-        .annotate(began=Min("matches__played_at"), count=Count("matches"))
-        .filter(count__gt=0)
-        .order_by("-began")
-    )
-    page = Paginator(nights, 20).get_page(request.GET.get("page"))
-    shared = Night.shared_days(group.pk, [n.began for n in page])
-    titles = [(n, Night.title(n.began, timezone.localtime(n.began).date() in shared)) for n in page]
-    context = {"page": page, "titles": titles, "group": group, "groups": _switch(request, group)}
+    number = request.GET.get("page")
+
+    def draw():
+        """A page of the group's nights, latest first, drawn once a version of the group."""
+        nights = (
+            Night.objects.filter(group=group)
+            .annotate(began=Min("matches__played_at"), count=Count("matches"))
+            .filter(count__gt=0)
+            .order_by("-began")
+        )
+        page = Paginator(nights, 20).get_page(number)
+        shared = Night.shared_days(group.pk, [n.began for n in page])
+        titles = [
+            (n, Night.title(n.began, timezone.localtime(n.began).date() in shared)) for n in page
+        ]
+        context = {"page": page, "titles": titles}
+        return {"nights": regions.partial(request, "games/night_list.html#nights", context)}, None
+
+    context = {
+        "group": group,
+        "groups": _switch(request, group),
+        **regions.region(request, group, "nights", (number,), draw),
+    }
     return render(request, "games/night_list.html", context)
 
 

@@ -35,6 +35,7 @@ def pages(user) -> dict[str, str]:
         "record": f"{reverse('games:match_list')}?player={ann.pk}",
         "night": reverse("games:night_detail", args=[night]),
         "player": reverse("games:player_detail", args=[ann.pk]),
+        "nights": reverse("games:night_list"),
     }
 
 
@@ -65,6 +66,7 @@ def test_every_write_to_the_group_draws_its_pages_anew(client_in, user):
     bob = Player.objects.get(name="Bob")
     renamed = client_in.post(reverse("games:player_rename", args=[bob.pk]), {"name": "Robert"})
     assert "Bob is called Robert now" in client_in.get(renamed["Location"]).content.decode()
+    del paths["nights"]  # names no player: test_a_new_night_is_on_the_list_at_once
     for name, path in paths.items():
         page, _ = drawn(client_in, path)
         assert page != before[name] and "Bob" not in page, name
@@ -76,6 +78,20 @@ def test_every_write_to_the_group_draws_its_pages_anew(client_in, user):
     match.add_hand(2, club, match.version)  # a hand saved: the scores move on every page
     for name in ("home", "past matches", "record", "night", "player"):
         assert drawn(client_in, paths[name])[0] != before[name], name
+
+
+def test_a_new_night_is_on_the_list_at_once(client_in, user):
+    make_match(user, hands=[SWEEP], played_at=timezone.now() - timedelta(days=2))
+    path = reverse("games:night_list")
+    before, _ = drawn(client_in, path)
+    assert before.count('class="match-card"') == 1 and "1 match from" in before
+    make_match(user, hands=[CLUB], played_at=timezone.now() - timedelta(days=2, minutes=-50))
+    later, _ = drawn(client_in, path)
+    assert later.count('class="match-card"') == 1 and "2 matches from" in later
+    make_match(user, hands=[CLUB])  # tonight: a night of its own, first on the list
+    now, _ = drawn(client_in, path)
+    assert now.count('class="match-card"') == 2
+    assert now.index("1 match from") < now.index("2 matches from")
 
 
 def test_a_region_is_drawn_for_each_role_and_each_page_of_a_list(client, user):
