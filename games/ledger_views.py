@@ -351,7 +351,7 @@ def me(request: SignedInRequest) -> HttpResponse:
     context = {
         "groups": groups,
         **stats_context(summed),
-        "charts": _net_charts(request.user.get_username(), players, summed),
+        "charts": _net_charts(request.user.get_username(), [p.pk for p in players if p], summed),
         "page": page,
         "cards": cards,
         "others": Membership.objects.filter(user=request.user, player__isnull=True)

@@ -24,7 +24,7 @@ from django.views.decorators.vary import vary_on_headers
 from games import access, regions, rules, words
 from games.access import SignedInRequest
 from games.charts import line_chart
-from games.models import Match, Night, Player, Result, Role, SettleUp, Summed, payment_key
+from games.models import Match, Night, Player, Role, SettleUp, Summed, payment_key, running_money
 from games.views import _partial, _switch
 
 # --- Nights ---------------------------------------------------------------------------------
@@ -338,12 +338,12 @@ def _shown(count: int) -> set[int]:
     return {round((k + 1) * count / most) - 1 for k in range(most)}
 
 
-def _net_charts(name: str, players, summed: Summed) -> list[dict]:
-    """The net money over time of `players` (their stored sums `summed`), match by match,
+def _net_charts(name: str, players: list[int], summed: Summed) -> list[dict]:
+    """The net money over time of `players` (ids; their stored sums `summed`), match by match,
     one chart a currency, in the order of each currency's first match; at most CHART_POINTS
     points a chart (the total after every so many matches), and only those are read."""
     shown = {currency: _shown(count) for currency, count in summed.staked.items()}
-    points = Result.objects.filter(player__in=players).running_money(shown)
+    points = running_money(players, shown)
     charts = []
     currencies = sorted(summed.staked, key=lambda currency: (summed.first[currency], currency))
     for i, currency in enumerate(c for c in currencies if points.get(c)):
