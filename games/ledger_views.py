@@ -34,7 +34,7 @@ from games.models import (
     _net,
 )
 from games.record_views import _amount, _csv, _net_charts, stats_context
-from games.views import _card
+from games.views import _cards
 from games.words import money
 
 # How many nights and payments a balance's workings list before summing up the earlier ones.
@@ -342,12 +342,12 @@ def me(request: SignedInRequest) -> HttpResponse:
         groups.append({"group": m.group, "player": m.player, "balances": owes})
     matches = (
         Match.objects.filter(results__player__in=players)
-        .select_related("group")
         .order_by("-played_at", "-pk")
-        .with_results()
+        .values_list("pk", "group__name")
     )
     page = Paginator(matches, 20).get_page(request.GET.get("page"))
-    cards = [{**_card(m), "group": m.group} for m in page]
+    ids, group_names = [pk for pk, _ in page], [name for _, name in page]
+    cards = [{**c, "group_name": name} for c, name in zip(_cards(ids), group_names, strict=True)]
     context = {
         "groups": groups,
         **stats_context(summed),

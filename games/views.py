@@ -356,8 +356,8 @@ def _next(request: HttpRequest) -> str:
 
 
 def _listed(group: Group):
-    """A group's matches for a list, latest first, each with its stored results."""
-    return Match.objects.filter(group=group).order_by("-played_at", "-pk").with_results()
+    """A group's matches for a list, latest first (`_cards` draws them)."""
+    return Match.objects.filter(group=group).order_by("-played_at", "-pk")
 
 
 def _clock(moment) -> str:
@@ -370,23 +370,30 @@ def _when(moment) -> str:
     return words.day_and_clock(timezone.localtime(moment))
 
 
-def _card(match: Match) -> dict:
-    """What a list shows of a match, from its stored results: put together here once, so
-    that a long page of cards costs little to draw."""
-    results = list(match.results.all())
-    if match.finished:
-        meta = words.card_meta(match.hands_played, winners=match.winner_names())
-    else:
-        dealer = next(r.player.name for r in results if r.seat == match.next_dealer)
-        meta = words.card_meta(match.hands_played, dealer=dealer)
-    return {
-        "url": match.get_absolute_url(),
-        "export_url": reverse("games:match_export", args=[match.pk]),
-        "title": f"{match.label} · {_when(match.played_at)}",
-        "when": _when(match.played_at),
-        "scores": [(r.player.name, r.score, r.won) for r in results],
-        "meta": meta,
-    }
+def _cards(matches) -> list[dict]:
+    """What a list shows of each of these matches (a queryset, ordered and sliced, or their
+    ids), from their stored results: put together here once, so that a long page of cards
+    costs little to draw."""
+    ids = list(matches.values_list("pk", flat=True)) if hasattr(matches, "values_list") else matches
+    cards = []
+    for m in Match.card_rows(ids):
+        if m.finished:
+            meta = words.card_meta(m.hands_played, winners=[n for _, n, _, won in m.results if won])
+        else:
+            dealer = next(n for seat, n, _, _ in m.results if seat == m.next_dealer)
+            meta = words.card_meta(m.hands_played, dealer=dealer)
+        when = _when(m.played_at)
+        cards.append(
+            {
+                "url": reverse("games:match_detail", args=[m.pk]),
+                "export_url": reverse("games:match_export", args=[m.pk]),
+                "title": f"{Match.label_of(m.preset)} · {when}",
+                "when": when,
+                "scores": [(name, score, won) for _, name, score, won in m.results],
+                "meta": meta,
+            }
+        )
+    return cards
 
 
 # How long after its last match began a night's settle-up is tonight's on the home page.
@@ -430,8 +437,8 @@ def home(request: SignedInRequest) -> HttpResponse:
         tonight = _tonight(group)
         context = {
             "group": group,
-            "playing": [_card(m) for m in matches.in_progress()[:20]],
-            "finished": [_card(m) for m in matches.done()[:5]],
+            "playing": _cards(matches.in_progress()[:20]),
+            "finished": _cards(matches.done()[:5]),
             "tonight": tonight,
         }
         records = regions.partial(request, "games/home.html#records", context)
@@ -860,7 +867,7 @@ def match_list(request: SignedInRequest) -> HttpResponse:
         page = paginator.get_page(number)
         context = {
             "page": page,
-            "cards": [_card(m) for m in page],
+            "cards": _cards(page.object_list),
             "players": Player.objects.filter(group=group),
             "player": player,
             "record": record,

@@ -96,3 +96,31 @@ def trick_chips(field: str, counts, told: int | None):
             for n in counts
         )
     )
+
+
+WINNER = ' class="winner"'
+
+
+@register.simple_tag
+def match_cards(cards: list[dict]):
+    """A list's match cards (`cards` from views._cards), written out as the tiles are: drawn
+    by a template, twenty cards were half the cost of a page of them."""
+    e = html.escape
+
+    def scores(card: dict) -> str:
+        return "".join(
+            f"<span{WINNER if won else ''}>{e(name)} {words.number(score)}</span>"
+            for name, score, won in card["scores"]
+        )
+
+    return mark_safe(
+        "".join(
+            f'<li>\n  <a class="match-card" href="{e(c["url"])}">\n'
+            f'    <span class="card-title">{e(c["title"])}</span>\n'
+            f'    <span class="card-scores">{scores(c)}</span>\n'
+            f'    <span class="card-meta">{e(c["meta"])}</span>\n  </a>\n'
+            f'  <a class="card-export" href="{e(c["export_url"])}" download'
+            f' aria-label="Export match of {e(c["when"])}">Export</a>\n</li>'
+            for c in cards
+        )
+    )
