@@ -67,6 +67,26 @@ def _fetch(sql: str, *params) -> list[tuple]:
         return cursor.fetchall()
 
 
+# A night's nets: its players' stored sums of it, in the order of their first match, then by
+# name (`Night.settle_up`); what its payments add up to, from whom to whom (`paid_cents`); when
+# its first and last match began (`Night.span`).
+NIGHT_NETS_SQL = """
+    SELECT s.currency, p.name, s.net_high, s.net_low
+    FROM games_nightsum s JOIN games_player p ON p.id = s.player_id
+    WHERE s.night_id = %s
+    ORDER BY s.currency, s.started, p.name
+"""
+NIGHT_PAID_SQL = """
+    SELECT pay.currency, payer.name, payee.name, SUM(pay.amount_cents)
+    FROM games_payment pay
+    JOIN games_player payer ON payer.id = pay.payer_id
+    JOIN games_player payee ON payee.id = pay.payee_id
+    WHERE pay.night_id = %s
+    GROUP BY pay.currency, payer.name, payee.name
+"""
+NIGHT_SPAN_SQL = "SELECT MIN(played_at), MAX(played_at) FROM games_match WHERE night_id = %s"
+
+
 # Each match's card: the match and its stored results, seat by seat (`Match.card_rows`).
 CARDS_SQL = """
     SELECT m.id, m.preset, m.played_at, m.finished, m.hands_played, m.next_dealer,
@@ -419,8 +439,13 @@ class Night(models.Model):
 
     def started(self):
         """The local date the night began: the first of its matches."""
-        first = self.matches.order_by("played_at").values_list("played_at", flat=True).first()
+        first, _ = self.span()
         return timezone.localtime(first).date() if first else None
+
+    def span(self) -> tuple[datetime | None, datetime | None]:
+        """When its first and its last match began (None, None without a match)."""
+        [(first, last)] = _fetch(NIGHT_SPAN_SQL, self.pk)
+        return (_moment(first), _moment(last)) if first else (None, None)
 
     @staticmethod
     def title(first, with_hour: bool) -> str:
@@ -477,11 +502,14 @@ class Night(models.Model):
         return cls.objects.get(pk=night)
 
     def settle_up(self) -> list[SettleUp]:
-        """Each currency's nets over the night's finished matches played for money, from the
-        stored results, and the fewest transfers that settle them (§11). Players come in the
-        order of the first match they played, then by name; a name is one person."""
-        nets = _nets(_result_nets(Result.objects.filter(match__night=self)), Payment.objects.none())
-        return [SettleUp(c, net, rules.fewest_transfers(net)) for c, net in nets.items()]
+        """Each currency's nets over the night's finished matches played for money, from its
+        players' stored sums of it (`NightSum`), and the fewest transfers that settle them
+        (§11). Players come in the order of the first match they played, then by name; a
+        name is one person."""
+        nets: dict[str, dict[str, int]] = {}
+        for currency, name, high, low in _fetch(NIGHT_NETS_SQL, self.pk):
+            nets.setdefault(currency, {})[name] = _net(high, low)
+        return [SettleUp(c, net, rules.fewest_transfers(net)) for c, net in sorted(nets.items())]
 
     @staticmethod
     def fingerprint(settle_up: list[SettleUp]) -> str:
@@ -493,12 +521,8 @@ class Night(models.Model):
     def paid_cents(self) -> dict[str, int]:
         """What the payments recorded for this night add up to, by `SettleUp.key`: from whom,
         to whom, in which currency. A transfer counts as paid when these cover it."""
-        rows = (
-            self.payments.values_list("currency", "payer__name", "payee__name")
-            .annotate(cents=Sum("amount_cents"))
-            .order_by()
-        )
-        return {payment_key(*key): cents for *key, cents in rows}
+        rows = _fetch(NIGHT_PAID_SQL, self.pk)
+        return {payment_key(*key): int(cents) for *key, cents in rows}
 
     def mark(self, key: str, paid: bool, fingerprint: str | None, by=None) -> bool:
         """Mark a transfer of the night paid (a payment of what is left of it is recorded) or
@@ -1480,22 +1504,9 @@ def _staked(prefix: str = "") -> Q:
 STAKED = _staked("match__")
 
 
-def _result_nets(results):
-    """(currency, name, net_high, net_low, first) of each player with a finished match played
-    for money among `results`: their net over those (§6, §11) in two parts (`_net`), and when
-    the first began; by currency, then first, then name."""
-    return (
-        results.finished()
-        .filter(STAKED)
-        .values_list("match__currency", "player__name")
-        .annotate(**_net_sum(), first=Min("match__played_at"))
-        .order_by("match__currency", "first", "player__name")
-    )
-
-
 def _nets(rows, payments) -> dict[str, dict[str, int]]:
-    """Each currency's balances: every player's net of `rows` (`_result_nets()`, or
-    `ResultSumQuerySet.nets()`, its stored sums), plus what they paid of `payments`, minus
+    """Each currency's balances: every player's net of `rows` (`ResultSumQuerySet.nets()`,
+    their stored sums), plus what they paid of `payments`, minus
     what they were paid. Players come in the order of the first match they played, then by
     name; those only in payments after them. The balances of each currency sum to zero."""
     nets: dict[str, dict[str, int]] = {}
@@ -1734,7 +1745,7 @@ class ResultSumQuerySet(models.QuerySet["ResultSum"]):
 
     def nets(self):
         """(currency, name, net_high, net_low, first) of each player with a finished match
-        played for money, in the order `_nets()` reads them, as `_result_nets()` has them."""
+        played for money, in the order `_nets()` reads them."""
         return (
             self.filter(staked__gt=0)
             .values_list("currency", "player__name")

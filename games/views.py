@@ -407,15 +407,15 @@ def _tonight(group: Group) -> dict | None:
         return None
     settle_up, paid = night.settle_up(), night.paid_cents()
     transfers = [(s.currency, t, s.covered(t, paid)) for s in settle_up for t in s.transfers]
-    last = night.matches.order_by("-played_at").values_list("played_at", flat=True).first()
-    assert last is not None  # Night.latest has a finished match
+    first, last = night.span()
+    assert first is not None and last is not None  # Night.latest has a finished match
     return {
         "night": night,
         "transfers": transfers,
         "staked": bool(settle_up),
         "is_tonight": timezone.now() - last < TONIGHT,
         "last": last,
-        "started": night.started(),
+        "started": timezone.localtime(first).date(),
     }
 
 

@@ -22,7 +22,6 @@ from games.models import (
     ResultSum,
     _net,
     _net_sum,
-    _result_nets,
     _stats,
     recount_sums,
 )
@@ -82,6 +81,18 @@ def added_up(group) -> dict[int, dict]:
     return out
 
 
+def result_nets(results):
+    """(currency, name, net_high, net_low, first) of each player with a finished match played
+    for money among `results`, from the results alone: by currency, then first, then name."""
+    return (
+        results.finished()
+        .filter(STAKED)
+        .values_list("match__currency", "player__name")
+        .annotate(**_net_sum(), first=Min("match__played_at"))
+        .order_by("match__currency", "first", "player__name")
+    )
+
+
 def assert_sums_are_the_results_added_up(group):
     """Each player's sums say what their stored results add up to (`added_up`), night by
     night too, and summing every result anew (`recount_sums`) stores the same rows."""
@@ -100,8 +111,16 @@ def assert_sums_are_the_results_added_up(group):
         assert {(n, c): (_net(h, lo), at) for n, c, h, lo, at in rows} == expected["nights"]
     nets = {
         (c, name): (_net(h, lo), first)
-        for c, name, h, lo, first in _result_nets(Result.objects.filter(match__group=group))
+        for c, name, h, lo, first in result_nets(Result.objects.filter(match__group=group))
     }
+    for night in Night.objects.filter(group=group):  # its settle-up reads its stored sums
+        rows = result_nets(Result.objects.filter(match__night=night))
+        expected = [(c, name, _net(h, lo)) for c, name, h, lo, _ in rows]
+        settle_up = night.settle_up()
+        assert [(s.currency, name, net) for s in settle_up for name, net in s.net.items()] == (
+            expected
+        )
+        assert all(sum(s.net.values()) == 0 for s in settle_up)
     summed_nets = ResultSum.objects.filter(player__group=group).nets()
     assert {(c, name): (_net(h, lo), first) for c, name, h, lo, first in summed_nets} == nets
     assert [row[:2] for row in summed_nets] == list(nets)
