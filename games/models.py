@@ -84,6 +84,20 @@ NIGHT_PAID_SQL = """
     WHERE pay.night_id = %s
     GROUP BY pay.currency, payer.name, payee.name
 """
+# The night of a group's latest match, once one of its matches has finished (`Night.latest`);
+# a group's latest matches in progress, or finished (`Match.objects.latest_ids`).
+LATEST_NIGHT_SQL = """
+    SELECT * FROM games_night WHERE id = (
+        SELECT night_id FROM games_match WHERE group_id = %s
+        ORDER BY played_at DESC, id DESC LIMIT 1
+    ) AND EXISTS (
+        SELECT 1 FROM games_match WHERE night_id = games_night.id AND finished IS NOT NULL
+    )
+"""
+LATEST_MATCHES_SQL = """
+    SELECT id FROM games_match WHERE group_id = %s AND finished IS {} NULL
+    ORDER BY played_at DESC, id DESC LIMIT %s
+"""
 NIGHT_SPAN_SQL = "SELECT MIN(played_at), MAX(played_at) FROM games_match WHERE night_id = %s"
 
 
@@ -474,10 +488,9 @@ class Night(models.Model):
         return {day for day, nights in days.items() if nights > 1}
 
     @classmethod
-    def latest(cls, group) -> Night | None:
+    def latest(cls, group: Group) -> Night | None:
         """The night of the group's latest match, as soon as one of its matches has finished."""
-        latest = Match.objects.filter(group=group).order_by("-played_at").values("night_id")[:1]
-        return cls.objects.filter(pk__in=latest, matches__finished__isnull=False).first()
+        return next(iter(cls.objects.raw(LATEST_NIGHT_SQL, [group.pk])), None)
 
     @classmethod
     def around(cls, group, played_at) -> Night:
@@ -794,8 +807,11 @@ class MatchQuerySet(models.QuerySet["Match"]):
     def in_progress(self):
         return self.filter(finished__isnull=True)
 
-    def done(self):
-        return self.filter(finished__isnull=False)
+    @staticmethod
+    def latest_ids(group: Group, finished: bool, most: int) -> list[int]:
+        """The group's `most` latest matches in progress, or finished: their ids."""
+        sql = LATEST_MATCHES_SQL.format("NOT" if finished else "")
+        return [pk for (pk,) in _fetch(sql, group.pk, most)]
 
 
 class Match(models.Model):

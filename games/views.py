@@ -433,12 +433,11 @@ def home(request: SignedInRequest) -> HttpResponse:
 
     def draw():
         """The matches and the latest night's settle-up, drawn once a version of the group."""
-        matches = _listed(group)
         tonight = _tonight(group)
         context = {
             "group": group,
-            "playing": _cards(matches.in_progress()[:20]),
-            "finished": _cards(matches.done()[:5]),
+            "playing": _cards(Match.objects.latest_ids(group, finished=False, most=20)),
+            "finished": _cards(Match.objects.latest_ids(group, finished=True, most=5)),
             "tonight": tonight,
         }
         records = regions.partial(request, "games/home.html#records", context)
