@@ -370,11 +370,18 @@ def _when(moment) -> str:
     return words.day_and_clock(timezone.localtime(moment))
 
 
+ANY_ID = 918_273_645  # an id in a route reversed once for many matches, then replaced
+
+
 def _cards(matches) -> list[dict]:
     """What a list shows of each of these matches (a queryset, ordered and sliced, or their
     ids), from their stored results: put together here once, so that a long page of cards
     costs little to draw."""
     ids = list(matches.values_list("pk", flat=True)) if hasattr(matches, "values_list") else matches
+    # Each match's two addresses, from its routes reversed once (not twice a card).
+    board, export = (
+        reverse(route, args=[ANY_ID]) for route in ("games:match_detail", "games:match_export")
+    )
     cards = []
     for m in Match.card_rows(ids):
         if m.finished:
@@ -385,8 +392,8 @@ def _cards(matches) -> list[dict]:
         when = _when(m.played_at)
         cards.append(
             {
-                "url": reverse("games:match_detail", args=[m.pk]),
-                "export_url": reverse("games:match_export", args=[m.pk]),
+                "url": board.replace(str(ANY_ID), str(m.pk)),
+                "export_url": export.replace(str(ANY_ID), str(m.pk)),
                 "title": f"{Match.label_of(m.preset)} · {when}",
                 "when": when,
                 "scores": [(name, score, won) for _, name, score, won in m.results],
