@@ -25,7 +25,7 @@ from games import access, regions, rules, words
 from games.access import SignedInRequest
 from games.charts import line_chart
 from games.models import Match, Night, Player, Role, SettleUp, Summed, payment_key, running_money
-from games.views import _partial, _switch
+from games.views import ANY_ID, _partial, _switch
 
 # --- Nights ---------------------------------------------------------------------------------
 
@@ -217,10 +217,19 @@ def night_list(request: SignedInRequest) -> HttpResponse:
         )
         page = Paginator(nights, 20).get_page(number)
         shared = Night.shared_days(group.pk, [n.began for n in page])
-        titles = [
-            (n, Night.title(n.began, timezone.localtime(n.began).date() in shared)) for n in page
-        ]
-        context = {"page": page, "titles": titles}
+        route = reverse("games:night_detail", args=[ANY_ID])
+        rows = []
+        for n in page:
+            began = timezone.localtime(n.began)
+            count = f"{n.count} match{'' if n.count == 1 else 'es'}"
+            rows.append(
+                {
+                    "url": route.replace(str(ANY_ID), str(n.pk)),
+                    "title": Night.title(n.began, began.date() in shared),
+                    "meta": f"{count} from {words.clock(began)}",
+                }
+            )
+        context = {"page": page, "rows": rows}
         return {"nights": regions.partial(request, "games/night_list.html#nights", context)}, None
 
     context = {
