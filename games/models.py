@@ -1566,43 +1566,87 @@ def _stats() -> dict:
     return {**_counts(), **{f.name: Sum(f.name, default=0) for f in fields(rules.Tally)}}
 
 
-# The running total of `running_money`, written out: built by the ORM, its three windows
-# cost four times what the database spends running it.
+# A running total of money, written out (built by the ORM, its windows cost four times what
+# the database spends running them): each finished match played for money of the players
+# `{players}`, numbered in the order they began within `{partition}`, with the net up to it,
+# summed in two halves as `_net_sum()`.
 RUNNING_SQL = """
-    SELECT currency, place, played_at, high, low FROM (
-        SELECT m.currency AS currency, m.played_at AS played_at,
-            ROW_NUMBER() OVER (PARTITION BY m.currency ORDER BY m.played_at, m.id) AS place,
-            SUM(r.net_cents / {half}) OVER so_far AS high,
-            SUM(r.net_cents - r.net_cents / {half} * {half}) OVER so_far AS low
-        FROM games_result r JOIN games_match m ON m.id = r.match_id
-        WHERE r.player_id IN ({players}) AND m.finished IS NOT NULL AND ({staked})
-        WINDOW so_far AS (
-            PARTITION BY m.currency ORDER BY m.played_at, m.id
-            ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
-        )
-    ) running
-    WHERE place IN ({places})
-    ORDER BY currency, place
+    SELECT r.id AS id, m.currency AS currency, m.played_at AS played_at,
+        ROW_NUMBER() OVER so_far AS place,
+        SUM(r.net_cents / {half}) OVER so_far AS high,
+        SUM(r.net_cents - r.net_cents / {half} * {half}) OVER so_far AS low
+    FROM games_result r JOIN games_match m ON m.id = r.match_id
+    WHERE r.player_id IN ({players}) AND m.finished IS NOT NULL AND ({staked})
+    WINDOW so_far AS (
+        PARTITION BY {partition} ORDER BY m.played_at, m.id
+        ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
+    )
 """
+# A player's running totals kept on their results (`_run_totals`), and read back at the
+# places a chart shows, through the index on (player, place).
+RUN_TOTALS_SQL = """
+    UPDATE games_result SET running_place = NULL, running_high = NULL, running_low = NULL
+    WHERE player_id IN ({players}) AND running_place IS NOT NULL;
+    UPDATE games_result
+    SET running_place = run.place, running_high = run.high, running_low = run.low
+    FROM ({running}) run
+    WHERE games_result.id = run.id
+"""
+STORED_RUNNING_SQL = """
+    SELECT m.currency, r.running_place, m.played_at, r.running_high, r.running_low
+    FROM games_result r JOIN games_match m ON m.id = r.match_id
+    WHERE r.player_id = %s AND r.running_place IN ({places})
+    ORDER BY m.currency, r.running_place
+"""
+
+
+def _running_sql(players: list[int], partition: str) -> str:
+    return RUNNING_SQL.format(
+        half=_HALF,
+        players=", ".join(["%s"] * len(players)),
+        staked=" OR ".join(f"m.{name}_cents > 0" for name in rules.STAKE_NAMES),
+        partition=partition,
+    )
+
+
+def _run_totals(players) -> None:
+    """Number these players' finished matches played for money and keep the running total
+    of each on its result (`Result.running_place`): written with their sums, wherever a
+    match starts or stops counting for them or its money changes."""
+    players = sorted(players)
+    if not players:
+        return
+    running = _running_sql(players, "r.player_id, m.currency")
+    first, then = RUN_TOTALS_SQL.format(
+        players=", ".join(["%s"] * len(players)), running=running
+    ).split(";")
+    with connection.cursor() as cursor:
+        cursor.execute(first, players)
+        cursor.execute(then, players)
 
 
 def running_money(players, shown: dict[str, set[int]]) -> dict[str, list[tuple[datetime, int]]]:
     """The money `players` (ids) won over their finished matches played for money, a running
     total a currency, match by match in the order they began: (when the match began, the
     total after it) after each match whose place in that order (from 0) is among the
-    currency's `shown`. The database numbers the matches and adds them up (in two halves, as
-    `_net_sum`); only the rows shown are read."""
+    currency's `shown`. One player's are read from their results' running totals, only the
+    places shown; several players' together (a person's in each of their groups) are added
+    up by the database, every match read."""
     places = sorted({i + 1 for kept in shown.values() for i in kept})
     if not players or not places:
         return {}
-    sql = RUNNING_SQL.format(
-        half=_HALF,
-        players=", ".join(["%s"] * len(players)),
-        staked=" OR ".join(f"m.{name}_cents > 0" for name in rules.STAKE_NAMES),
-        places=", ".join(["%s"] * len(places)),
-    )
+    marks = ", ".join(["%s"] * len(places))
+    if len(players) == 1:
+        rows = _fetch(STORED_RUNNING_SQL.format(places=marks), *players, *places)
+    else:
+        running = _running_sql(list(players), "m.currency")
+        sql = (
+            f"SELECT currency, place, played_at, high, low FROM ({running}) running "
+            f"WHERE place IN ({marks}) ORDER BY currency, place"
+        )
+        rows = _fetch(sql, *players, *places)
     out: dict[str, list[tuple[datetime, int]]] = {}
-    for currency, place, played_at, high, low in _fetch(sql, *players, *places):
+    for currency, place, played_at, high, low in rows:
         if place - 1 in shown.get(currency, ()):
             out.setdefault(currency, []).append((_moment(played_at), _net(high, low)))
     return out
@@ -1683,6 +1727,14 @@ class Result(Tallied):
         default=0, help_text="hands they fell short: set, or played and took no trick (§6)"
     )
     points = models.IntegerField(default=0)  # the last of rules.Tally's counts (Tallied)
+    # Where the match counts for the player's money (finished, played for money): its place
+    # among their such matches in its currency, in the order they began (from 1), and their
+    # net over those up to it (running_high × 2³² + running_low); None where it does not
+    # count. Kept by `_run_totals()`, with the sums: a chart of a long history reads the
+    # few places it shows, never every match (`running_money`).
+    running_place = models.PositiveIntegerField(null=True, blank=True)
+    running_high = models.BigIntegerField(null=True, blank=True)
+    running_low = models.BigIntegerField(null=True, blank=True)
 
     objects = ResultQuerySet.as_manager()
 
@@ -1692,6 +1744,7 @@ class Result(Tallied):
             models.UniqueConstraint(fields=["match", "seat"], name="result_seat_unique"),
             models.UniqueConstraint(fields=["match", "player"], name="result_player_unique"),
         ]
+        indexes = [models.Index(fields=["player", "running_place"], name="result_running")]
 
     def __str__(self) -> str:
         return f"{self.player}: {self.score}"
@@ -2001,12 +2054,16 @@ def _move_sums(
             n.started = _first_counted(mine.filter(match__currency=currency)) or at
         nights.append(n)
     _save(NightSum, nights, "matches", ["matches", "net_high", "net_low", "started"])
+    # The match counted for its players' money before or after: their running totals anew
+    # (its results were written anew, or went, or its place among theirs moved).
+    _run_totals({player for _, player in parts})
 
 
 def recount_sums(players) -> None:
     """Sum these players' results anew (`ResultSum`, `NightSum`), from every stored result:
     where results change hands wholesale (a merge), or their match's rules, stakes or night
-    may have changed (the admin). The sums `_move_sums()` keeps are these."""
+    may have changed (the admin), and their running totals (`_run_totals`). The sums
+    `_move_sums()` keeps are these."""
     players = list(players)
     counted = Q(match__finished__isnull=False) & STAKED
     high = F("net_cents") / _HALF
@@ -2064,6 +2121,7 @@ def recount_sums(players) -> None:
     NightSum.objects.filter(player__in=players).delete()
     ResultSum.objects.bulk_create(sums)
     NightSum.objects.bulk_create(nights)
+    _run_totals(players)
 
 
 # --- Groups: who keeps the table ------------------------------------------------------------

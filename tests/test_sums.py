@@ -124,9 +124,37 @@ def assert_sums_are_the_results_added_up(group):
     summed_nets = ResultSum.objects.filter(player__group=group).nets()
     assert {(c, name): (_net(h, lo), first) for c, name, h, lo, first in summed_nets} == nets
     assert [row[:2] for row in summed_nets] == list(nets)
-    before = stored(group)
+    assert running_totals(group) == running_added_up(group)
+    before = stored(group), running_totals(group)
     recount_sums(Player.objects.filter(group=group).values_list("pk", flat=True))
-    assert stored(group) == before
+    assert (stored(group), running_totals(group)) == before
+
+
+def running_totals(group) -> dict[int, tuple]:
+    """Each result's running total as stored: (place, net so far), or None."""
+    rows = Result.objects.filter(match__group=group)
+    return {
+        pk: None if place is None else (place, _net(high, low))
+        for pk, place, high, low in rows.values_list(
+            "pk", "running_place", "running_high", "running_low"
+        )
+    }
+
+
+def running_added_up(group) -> dict[int, tuple]:
+    """Each result's running total from the results alone, in Python: its place among its
+    player's finished matches played for money in its currency, in the order they began,
+    and their net up to it; None for a result of a match that does not count."""
+    out: dict[int, tuple | None] = {}
+    totals: dict[tuple, tuple[int, int]] = {}
+    rows = Result.objects.filter(match__group=group).select_related("match")
+    for r in sorted(rows, key=lambda r: (r.match.played_at, r.match_id)):
+        if r.match.finished is None or not r.match.stakes():
+            out[r.pk] = None
+            continue
+        place, net = totals.get((r.player_id, r.match.currency), (0, 0))
+        totals[r.player_id, r.match.currency] = out[r.pk] = (place + 1, net + r.net_cents)
+    return out
 
 
 def version(group) -> int:
@@ -320,6 +348,7 @@ def test_the_migration_sums_the_results_stored_before_it():
     executor = MigrationExecutor(connection)
     executor.migrate(latest)
     assert stored(group) == sums
+    assert any(running_totals(group).values())  # 0016 numbered the matches that count
     assert_sums_are_the_results_added_up(group)
 
 

@@ -128,7 +128,7 @@ def match_cards(cards: list[dict]):
 
 def _cell(value) -> str:
     """A value as a template writes it: escaped, unless it is already safe HTML."""
-    return value if isinstance(value, SafeData) else html.escape(str(value))
+    return str(value) if isinstance(value, SafeData) else html.escape(str(value))
 
 
 @register.simple_tag
