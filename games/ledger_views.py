@@ -346,8 +346,8 @@ def me(request: SignedInRequest) -> HttpResponse:
         .values_list("pk", "group__name")
     )
     page = Paginator(matches, 20).get_page(request.GET.get("page"))
-    ids, group_names = [pk for pk, _ in page], [name for _, name in page]
-    cards = [{**c, "group_name": name} for c, name in zip(_cards(ids), group_names, strict=True)]
+    group_names = dict(page.object_list)  # a match deleted meanwhile has no card
+    cards = [{**c, "group_name": group_names[c["pk"]]} for c in _cards(list(group_names))]
     context = {
         "groups": groups,
         **stats_context(summed),

@@ -392,6 +392,7 @@ def _cards(matches) -> list[dict]:
         when = _when(m.played_at)
         cards.append(
             {
+                "pk": m.pk,
                 "url": board.replace(str(ANY_ID), str(m.pk)),
                 "export_url": export.replace(str(ANY_ID), str(m.pk)),
                 "title": f"{Match.label_of(m.preset)} · {when}",

@@ -784,6 +784,22 @@ def test_my_matches_come_newest_first_twenty_a_page(client_in, user):
     assert "Nov 2," in second and "Nov 24," in first
 
 
+def test_my_matches_are_drawn_when_one_is_deleted_meanwhile(client_in, user, monkeypatch):
+    group = Group.home(user)
+    for day in range(3):
+        played(group, MONDAY + timedelta(days=day), [BOB_SWEEPS])
+    Membership.objects.filter(user=user).update(player=players(group)["Ann"])
+    card_rows = Match.card_rows
+
+    def deleted_meanwhile(ids):  # another phone deletes a match between the two reads
+        Match.objects.get(pk=ids[0]).remove()
+        return card_rows(ids)
+
+    monkeypatch.setattr(Match, "card_rows", staticmethod(deleted_meanwhile))
+    response = client_in.get(url("me"))
+    assert response.status_code == 200 and text(response).count('class="match-card"') == 2
+
+
 def test_my_chart_keeps_to_a_bounded_number_of_points(client_in, user, monkeypatch):
     monkeypatch.setattr(record_views, "CHART_POINTS", 4)
     group = Group.home(user)
