@@ -1582,15 +1582,22 @@ RUNNING_SQL = """
         ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
     )
 """
-# A player's running totals kept on their results (`_run_totals`), and read back at the
-# places a chart shows, through the index on (player, place).
+# A player's running totals kept on their results (`_run_totals`): those of matches that no
+# longer count forgotten, then each that counts written where it changed (a match added at
+# the end writes one row a player, not every one), and read back at the places a chart
+# shows, through the index on (player, place).
 RUN_TOTALS_SQL = """
     UPDATE games_result SET running_place = NULL, running_high = NULL, running_low = NULL
-    WHERE player_id IN ({players}) AND running_place IS NOT NULL;
+    WHERE player_id IN ({players}) AND running_place IS NOT NULL AND match_id IN (
+        SELECT id FROM games_match m WHERE m.finished IS NULL OR NOT ({staked})
+    );
     UPDATE games_result
     SET running_place = run.place, running_high = run.high, running_low = run.low
     FROM ({running}) run
-    WHERE games_result.id = run.id
+    WHERE games_result.id = run.id AND (
+        games_result.running_place IS NULL OR games_result.running_place <> run.place
+        OR games_result.running_high <> run.high OR games_result.running_low <> run.low
+    )
 """
 STORED_RUNNING_SQL = """
     SELECT m.currency, r.running_place, m.played_at, r.running_high, r.running_low
@@ -1600,11 +1607,15 @@ STORED_RUNNING_SQL = """
 """
 
 
+# A match played for money (rules.Stakes.__bool__), of a match `m`, as `STAKED` asks it.
+STAKED_SQL = " OR ".join(f"m.{name}_cents > 0" for name in rules.STAKE_NAMES)
+
+
 def _running_sql(players: list[int], partition: str) -> str:
     return RUNNING_SQL.format(
         half=_HALF,
         players=", ".join(["%s"] * len(players)),
-        staked=" OR ".join(f"m.{name}_cents > 0" for name in rules.STAKE_NAMES),
+        staked=STAKED_SQL,
         partition=partition,
     )
 
@@ -1618,7 +1629,7 @@ def _run_totals(players) -> None:
         return
     running = _running_sql(players, "r.player_id, m.currency")
     first, then = RUN_TOTALS_SQL.format(
-        players=", ".join(["%s"] * len(players)), running=running
+        players=", ".join(["%s"] * len(players)), running=running, staked=STAKED_SQL
     ).split(";")
     with connection.cursor() as cursor:
         cursor.execute(first, players)

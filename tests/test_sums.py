@@ -22,6 +22,7 @@ from games.models import (
     ResultSum,
     _net,
     _net_sum,
+    _run_totals,
     _stats,
     recount_sums,
 )
@@ -287,6 +288,18 @@ def test_whatever_is_written_the_sums_are_the_results_added_up(user, seed):
             match.record(match.game_hands())
         assert version(group) > seen, (step, what)
         assert_sums_are_the_results_added_up(group)
+
+
+def test_a_running_total_is_forgotten_where_its_match_no_longer_counts(user):
+    group = Group.home(user)
+    first, second, third = (
+        make_match(user, hands=[CLUB, CLUB, SWEEP], stakes=STAKES[1]) for _ in "abc"
+    )
+    assert all(m.finished for m in Match.objects.all())
+    Match.objects.filter(pk=second.pk).update(per_game_cents=0, per_point_cents=0)  # behind it
+    _run_totals(Player.objects.filter(group=group).values_list("pk", flat=True))
+    places = dict(Result.objects.filter(player__name="Cat").values_list("match", "running_place"))
+    assert places == {first.pk: 1, second.pk: None, third.pk: 2}
 
 
 def test_a_group_deleted_takes_its_sums_with_it(user):
