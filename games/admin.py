@@ -138,6 +138,12 @@ class MatchAdmin(_RecordOnSave, admin.ModelAdmin):
     def _match_of(match):
         return match
 
+    def get_readonly_fields(self, request, obj=None):
+        """A stored match stays in its group: its players, its night and their sums are the
+        group's, and a move would leave the pages the group drew before it unchanged."""
+        fields = list(super().get_readonly_fields(request, obj))
+        return fields + ["group"] if obj is not None else fields
+
     def delete_model(self, request, obj):
         obj.remove()  # as the app deletes a match: its sums, its night if left empty
 

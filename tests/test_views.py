@@ -1244,6 +1244,14 @@ def test_admin_seat_changes_are_replayed_through_the_rules(client, django_user_m
     assert Match.objects.with_seats().get(pk=match.pk).names == ("Ann", "Bob", "Cat", "Dan")
 
 
+def test_the_admin_keeps_a_stored_match_in_its_group(client, django_user_model, user):
+    client.force_login(django_user_model.objects.create_superuser("boss", password="x-42-y-42"))
+    match = make_match(user)
+    page = client.get(reverse("admin:games_match_change", args=[match.pk])).content.decode()
+    assert 'name="group"' not in page
+    assert 'name="group"' in client.get(reverse("admin:games_match_add")).content.decode()
+
+
 def test_a_player_named_pass_can_make_trump(client_in, user):
     match = make_match(user, names=("Ann", "pass", "Cat", "Dan"))
     data = {**ORDERED_POST, "dropped": ["Cat"]}
