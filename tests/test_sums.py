@@ -7,7 +7,8 @@ from datetime import timedelta
 
 import pytest
 from django.contrib.auth import get_user_model
-from django.db.models import Count, Min
+from django.core.management.base import CommandError
+from django.db.models import Count, F, Min
 from django.utils import timezone
 
 from games import rules
@@ -27,7 +28,7 @@ from games.models import (
     recount_sums,
 )
 
-from .conftest import make_match
+from .conftest import command, make_match
 from .matches import random_hand, random_match
 
 pytestmark = pytest.mark.django_db
@@ -300,6 +301,25 @@ def test_a_running_total_is_forgotten_where_its_match_no_longer_counts(user):
     _run_totals(Player.objects.filter(group=group).values_list("pk", flat=True))
     places = dict(Result.objects.filter(player__name="Cat").values_list("match", "running_place"))
     assert places == {first.pk: 1, second.pk: None, third.pk: 2}
+
+
+def test_recount_sums_mends_sums_that_results_changed_behind(user, other_user):
+    group = Group.home(user)
+    for _ in range(3):
+        make_match(user, hands=[CLUB, CLUB, SWEEP], stakes=STAKES[1])
+    make_match(other_user, hands=[CLUB, CLUB, SWEEP], stakes=STAKES[1])
+    good = stored(group), running_totals(group)
+    cat = Result.objects.filter(match__group=group, player__name="Cat")
+    Result.objects.filter(pk=cat.first().pk).update(net_cents=F("net_cents") + 700)  # behind
+    Result.objects.filter(pk=cat.last().pk).update(net_cents=F("net_cents") - 700)
+    NightSum.objects.filter(player__group=group).update(net_low=0)
+    assert stored(group) != good[0]
+    code, out, _ = command("recount_sums", "--group", str(group.pk))
+    assert code == 0 and "4 players summed anew" in out
+    assert_sums_are_the_results_added_up(group)
+    with pytest.raises(CommandError, match="There is no group 0."):
+        command("recount_sums", "--group", "0")
+    assert command("recount_sums")[1].count("players summed anew") == 2
 
 
 def test_a_group_deleted_takes_its_sums_with_it(user):
