@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from games.words import number
 
 WIDTH, HEIGHT = 360, 220
-RIGHT, TOP, BOTTOM = 80, 12, 28  # room for the line ends' names (9 bold letters) and the axis labels
+RIGHT, TOP, BOTTOM = 80, 12, 28  # room for the lines' end names (9 bold letters), the axes' labels
 LABEL_GAP = 14  # the least room between two names at the lines' ends
 X_LABEL_GAP = 46  # the least room between two labels of the x axis
 CHAR = 6.5  # about how wide a character of an axis label is
