@@ -1599,6 +1599,17 @@ RUN_TOTALS_SQL = """
         OR games_result.running_high <> run.high OR games_result.running_low <> run.low
     )
 """
+LAST_RUNNING_SQL = """
+    SELECT r.player_id, r.running_place, r.running_high, r.running_low, m.played_at, m.id
+    FROM games_result r JOIN games_match m ON m.id = r.match_id
+    WHERE r.player_id = %s AND m.currency = %s AND r.running_place IS NOT NULL
+        AND r.match_id <> %s
+    ORDER BY r.running_place DESC LIMIT 1
+"""
+RUN_ON_SQL = """
+    UPDATE games_result SET running_place = %s, running_high = %s, running_low = %s
+    WHERE match_id = %s AND player_id = %s
+"""
 STORED_RUNNING_SQL = """
     SELECT m.currency, r.running_place, m.played_at, r.running_high, r.running_low
     FROM games_result r JOIN games_match m ON m.id = r.match_id
@@ -1634,6 +1645,27 @@ def _run_totals(players) -> None:
     with connection.cursor() as cursor:
         cursor.execute(first, players)
         cursor.execute(then, players)
+
+
+def _run_on(match: Match, nets: dict[int, int]) -> None:
+    """`match`, just counted for its players' money (it ended), with their nets: the next
+    place of each player whose latest such match in its currency it is, from their last
+    place (one row a player, through the index), else their running totals anew."""
+    key = (_moment(match.played_at), match.pk)
+    partitions = [(player, match.currency, match.pk) for player in sorted(nets)]
+    last = {row[0]: row[1:] for row in _latest(LAST_RUNNING_SQL, partitions)}
+    ahead, anew = [], []
+    for player, net in nets.items():
+        place, high, low, played_at, pk = last.get(player, (0, 0, 0, None, None))
+        if place and (_moment(played_at), pk) > key:
+            anew.append(player)  # a later match of theirs counts already: it moves up
+            continue
+        # As the window adds them up (RUNNING_SQL): each amount's halves rounded toward zero.
+        half = abs(net) // _HALF * (1 if net >= 0 else -1)
+        ahead.append((place + 1, high + half, low + net - half * _HALF, match.pk, player))
+    with connection.cursor() as cursor:
+        cursor.executemany(RUN_ON_SQL, ahead)
+    _run_totals(anew)
 
 
 def running_money(players, shown: dict[str, set[int]]) -> dict[str, list[tuple[datetime, int]]]:
@@ -2065,9 +2097,14 @@ def _move_sums(
             n.started = _first_counted(mine.filter(match__currency=currency)) or at
         nights.append(n)
     _save(NightSum, nights, "matches", ["matches", "net_high", "net_low", "started"])
-    # The match counted for its players' money before or after: their running totals anew
-    # (its results were written anew, or went, or its place among theirs moved).
-    _run_totals({player for _, player in parts})
+    # The match counted for its players' money before or after: their running totals, on
+    # its end the next place of each player whose latest such match it is (a match played
+    # to its end, a file imported oldest first), else anew (its results were written anew,
+    # or went, or its place among theirs moved).
+    if new_nights and not old_nights:
+        _run_on(match, {p: part["net"] for p, part in new_nights.items()})
+    else:
+        _run_totals({player for _, player in parts})
 
 
 def recount_sums(players) -> None:
