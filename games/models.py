@@ -1586,11 +1586,13 @@ RUNNING_SQL = """
 # longer count forgotten, then each that counts written where it changed (a match added at
 # the end writes one row a player, not every one), and read back at the places a chart
 # shows, through the index on (player, place).
-RUN_TOTALS_SQL = """
+FORGET_RUNNING_SQL = """
     UPDATE games_result SET running_place = NULL, running_high = NULL, running_low = NULL
     WHERE player_id IN ({players}) AND running_place IS NOT NULL AND match_id IN (
         SELECT id FROM games_match m WHERE m.finished IS NULL OR NOT ({staked})
-    );
+    )
+"""
+RUN_TOTALS_SQL = """
     UPDATE games_result
     SET running_place = run.place, running_high = run.high, running_low = run.low
     FROM ({running}) run
@@ -1638,13 +1640,11 @@ def _run_totals(players) -> None:
     players = sorted(players)
     if not players:
         return
+    marks = ", ".join(["%s"] * len(players))
     running = _running_sql(players, "r.player_id, m.currency")
-    first, then = RUN_TOTALS_SQL.format(
-        players=", ".join(["%s"] * len(players)), running=running, staked=STAKED_SQL
-    ).split(";")
     with connection.cursor() as cursor:
-        cursor.execute(first, players)
-        cursor.execute(then, players)
+        cursor.execute(FORGET_RUNNING_SQL.format(players=marks, staked=STAKED_SQL), players)
+        cursor.execute(RUN_TOTALS_SQL.format(running=running), players)
 
 
 def _run_on(match: Match, nets: dict[int, int]) -> None:

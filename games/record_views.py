@@ -25,7 +25,7 @@ from games import access, regions, rules, words
 from games.access import SignedInRequest
 from games.charts import line_chart
 from games.models import Match, Night, Player, Role, SettleUp, Summed, payment_key, running_money
-from games.views import ANY_ID, _partial, _switch
+from games.views import _addresses, _partial, _switch
 
 # --- Nights ---------------------------------------------------------------------------------
 
@@ -217,14 +217,14 @@ def night_list(request: SignedInRequest) -> HttpResponse:
         )
         page = Paginator(nights, 20).get_page(number)
         shared = Night.shared_days(group.pk, [n.began for n in page])
-        route = reverse("games:night_detail", args=[ANY_ID])
+        address = _addresses("games:night_detail")
         rows = []
         for n in page:
             began = timezone.localtime(n.began)
             count = f"{n.count} match{'' if n.count == 1 else 'es'}"
             rows.append(
                 {
-                    "url": route.replace(str(ANY_ID), str(n.pk)),
+                    "url": address(n.pk),
                     "title": Night.title(n.began, began.date() in shared),
                     "meta": f"{count} from {words.clock(began)}",
                 }

@@ -370,18 +370,20 @@ def _when(moment) -> str:
     return words.day_and_clock(timezone.localtime(moment))
 
 
-ANY_ID = 918_273_645  # an id in a route reversed once for many matches, then replaced
+ANY_ID = 918_273_645  # an id in a route reversed once for many objects, then replaced
 
 
-def _cards(matches) -> list[dict]:
-    """What a list shows of each of these matches (a queryset, ordered and sliced, or their
-    ids), from their stored results: put together here once, so that a long page of cards
-    costs little to draw."""
-    ids = list(matches.values_list("pk", flat=True)) if hasattr(matches, "values_list") else matches
-    # Each match's two addresses, from its routes reversed once (not twice a card).
-    board, export = (
-        reverse(route, args=[ANY_ID]) for route in ("games:match_detail", "games:match_export")
-    )
+def _addresses(route: str) -> Callable[[int], str]:
+    """The address of an object of `route` by its id, the route reversed once for all of
+    them (reversing it once an object was a tenth of a long list's cost)."""
+    address = reverse(route, args=[ANY_ID])
+    return lambda pk: address.replace(str(ANY_ID), str(pk))
+
+
+def _cards(ids: list[int]) -> list[dict]:
+    """What a list shows of each of these matches, from their stored results: put together
+    here once, so that a long page of cards costs little to draw."""
+    board, export = _addresses("games:match_detail"), _addresses("games:match_export")
     cards = []
     for m in Match.card_rows(ids):
         if m.finished:
@@ -393,8 +395,8 @@ def _cards(matches) -> list[dict]:
         cards.append(
             {
                 "pk": m.pk,
-                "url": board.replace(str(ANY_ID), str(m.pk)),
-                "export_url": export.replace(str(ANY_ID), str(m.pk)),
+                "url": board(m.pk),
+                "export_url": export(m.pk),
                 "title": f"{Match.label_of(m.preset)} · {when}",
                 "when": when,
                 "scores": [(name, score, won) for _, name, score, won in m.results],
@@ -874,7 +876,7 @@ def match_list(request: SignedInRequest) -> HttpResponse:
         page = paginator.get_page(number)
         context = {
             "page": page,
-            "cards": _cards(page.object_list),
+            "cards": _cards(list(page.object_list.values_list("pk", flat=True))),
             "players": Player.objects.filter(group=group),
             "player": player,
             "record": record,

@@ -102,10 +102,24 @@ WINNER = ' class="winner"'
 
 
 @register.simple_tag
-def match_cards(cards: list[dict]):
+def match_cards(cards: list[dict], export: bool = True):
     """A list's match cards (`cards` from views._cards), written out as the tiles are: drawn
-    by a template, twenty cards were half the cost of a page of them."""
+    by a template, twenty cards were half the cost of a page of them. A card with a
+    `group_name` names its group; `export` offers each match's file."""
     e = html.escape
+
+    def group(card: dict) -> str:
+        if "group_name" not in card:
+            return ""
+        return f'    <span class="card-group">{e(card["group_name"])}</span>\n'
+
+    def export_link(card: dict) -> str:
+        if not export:
+            return ""
+        return (
+            f'  <a class="card-export" href="{e(card["export_url"])}" download'
+            f' aria-label="Export match of {e(card["when"])}">Export</a>\n'
+        )
 
     def scores(card: dict) -> str:
         return "".join(
@@ -117,10 +131,10 @@ def match_cards(cards: list[dict]):
         "".join(
             f'<li>\n  <a class="match-card" href="{e(c["url"])}">\n'
             f'    <span class="card-title">{e(c["title"])}</span>\n'
+            f"{group(c)}"
             f'    <span class="card-scores">{scores(c)}</span>\n'
             f'    <span class="card-meta">{e(c["meta"])}</span>\n  </a>\n'
-            f'  <a class="card-export" href="{e(c["export_url"])}" download'
-            f' aria-label="Export match of {e(c["when"])}">Export</a>\n</li>'
+            f"{export_link(c)}</li>"
             for c in cards
         )
     )
