@@ -28,6 +28,7 @@ from games.models import (
     Player,
     Result,
     hand_verdict,
+    recount_sums,
     verdict,
 )
 from games.rules import Hand as GameHand
@@ -818,8 +819,6 @@ def test_money_adds_up_exactly_past_64_bits_whatever_the_signs(user, amounts):
     assert ann.results.money() == {"USD": sum(amounts)}
     assert bob.results.money_by_preset() == {"standard": {"USD": -sum(amounts)}}
     # The night's settle-up reads its stored sums: the results were edited behind them.
-    from games.models import recount_sums
-
     recount_sums(Player.objects.values_list("pk", flat=True))
     [settle_up] = Night.objects.get(group__home_of=user).settle_up()
     assert settle_up.net == {"Ann": sum(amounts), "Bob": -sum(amounts), "Cat": 0, "Dan": 0}
