@@ -35,7 +35,7 @@ from games.models import (
 )
 from games.record_views import _amount, _csv, _net_charts, stats_context
 from games.views import _cards
-from games.words import money
+from games.words import NOT_FEWEST, money
 
 # How many nights and payments a balance's workings list before summing up the earlier ones.
 WORKINGS_SHOWN = 12
@@ -203,7 +203,7 @@ def _balances_page(
     sections = [
         {
             "currency": s.currency,
-            "fewest": s.fewest,
+            "not_fewest": "" if s.fewest else NOT_FEWEST,
             "transfers": [
                 {
                     "payment": t,

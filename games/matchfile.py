@@ -433,7 +433,7 @@ def night_report(matches: list[tuple[str, Match, MatchState]]) -> dict:
         "net": {p: rules.format_money(c) for p, c in net.items()},
         "transfers": [
             {"from": t.payer, "to": t.payee, "amount": rules.format_money(t.cents)}
-            for t in rules.fewest_transfers(net)
+            for t in rules.settle_nets(net)[0]
         ],
         "currency": matches[0][1].stakes.currency if matches else "USD",
     }

@@ -400,7 +400,7 @@ class SettleUp:
     currency: str
     net: dict[str, int]
     transfers: list[rules.Payment]
-    fewest: bool = True  # False where too many owe or are owed to search (settle_balances)
+    fewest: bool = True  # False where too many owe or are owed to search (rules.settle_nets)
 
     def key(self, payment: rules.Payment) -> str:
         """Which transfer it is: of whom, to whom, in which currency (`payment_key`)."""
@@ -522,7 +522,7 @@ class Night(models.Model):
         nets: dict[str, dict[str, int]] = {}
         for currency, name, high, low in _fetch(NIGHT_NETS_SQL, self.pk):
             nets.setdefault(currency, {})[name] = _net(high, low)
-        return [SettleUp(c, net, rules.fewest_transfers(net)) for c, net in sorted(nets.items())]
+        return [SettleUp(c, net, *rules.settle_nets(net)) for c, net in sorted(nets.items())]
 
     @staticmethod
     def fingerprint(settle_up: list[SettleUp]) -> str:
@@ -2280,9 +2280,9 @@ class Group(models.Model):
     def balances(self) -> list[SettleUp]:
         """Each currency's balances over every night and payment of the group (`_nets`, of
         its players' stored sums), and the payments that settle them: the fewest, as for a
-        night (§11), wherever rules.settle_balances can search for them."""
+        night (§11), wherever rules.settle_nets can search for them."""
         nets = _nets(ResultSum.objects.filter(player__group=self).nets(), self.payments.all())
-        return [SettleUp(c, net, *rules.settle_balances(net)) for c, net in nets.items()]
+        return [SettleUp(c, net, *rules.settle_nets(net)) for c, net in nets.items()]
 
     @staticmethod
     def balance_of(player: Player) -> dict[str, int]:

@@ -70,6 +70,7 @@ def _settle_up_context(night: Night, matches: list[Match]) -> dict:
     sections = [
         {
             "currency": s.currency,
+            "not_fewest": "" if s.fewest else words.NOT_FEWEST,
             "players": [
                 {
                     "name": name,
@@ -291,6 +292,8 @@ def night_csv(request: SignedInRequest, pk: int) -> HttpResponse:
         for t in s.transfers:
             word = "yes" if s.covered(t, paid) else "no"
             out.writerow([s.currency, "pays", t.payer, t.payee, _amount(t.cents), word])
+        if not s.fewest:
+            out.writerow([s.currency, "note", words.NOT_FEWEST, "", "", ""])
     return response
 
 

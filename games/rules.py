@@ -7,6 +7,7 @@ section numbers in comments refer to it.
 
 from __future__ import annotations
 
+import heapq
 import random
 import re
 import unicodedata
@@ -983,36 +984,40 @@ def _settle_group(net: dict[str, int], order: dict[str, int]) -> list[Payment]:
 
 
 # The exact search's 2ⁿ·n steps take a tenth of a second at 16 players, and four times as
-# long with each two more: a group's balances, over months of guests, may hold that many.
+# long with each two more: past 16 every page, CSV and command takes the same fallback (§11).
 EXACT_SEARCH_MOST = 16
 
 
-def settle_balances(net: dict[str, int]) -> tuple[list[Payment], bool]:
-    """Payments that settle every balance exactly, as `fewest_transfers` gives them wherever
-    the search is small enough: (payments, whether they are the fewest).
+def settle_nets(net: dict[str, int]) -> tuple[list[Payment], bool]:
+    """Payments that settle every net (cents, summing to zero) exactly: (payments, whether
+    they are the fewest), the one answer for a night, a night's card, its CSV, the balances
+    and `settle` (§11).
 
-    Two players whose balances cancel pay each other in some fewest answer (were they in two
-    zero-sum groups, swapping them out leaves two zero-sum groups; in one bigger group, the
-    rest would be a group more), so they are paired off first. With more than
-    EXACT_SEARCH_MOST players left after that, each pays in turn (at most one payment fewer
-    than their number, though perhaps not the fewest).
+    Up to EXACT_SEARCH_MOST players owed or owing, the fewest (`fewest_transfers`). With
+    more, the largest debt is paid to the largest credit, repeated (ties to the player who
+    appears first): one payment fewer than their number at most, though perhaps not the
+    fewest, in n log n steps whatever a group stores.
     """
     if sum(net.values()) != 0:
-        raise ValueError("the balances must sum to zero")
-    order = {p: i for i, p in enumerate(net)}
-    owing = [p for p, cents in net.items() if cents]
-    if len(owing) <= EXACT_SEARCH_MOST:
+        raise ValueError("the nets must sum to zero")
+    if sum(1 for cents in net.values() if cents) <= EXACT_SEARCH_MOST:
         return fewest_transfers(net), True
-    left, payments = dict(net), []
-    for payer in owing:
-        payee = next((p for p in owing if left[p] and left[p] == -left[payer] > 0), None)
-        if payee is not None:
-            payments.append(Payment(payer, payee, left[payee]))
-            left[payer] = left[payee] = 0
-    rest = {p: cents for p, cents in left.items() if cents}
-    exact = len(rest) <= EXACT_SEARCH_MOST
-    payments += fewest_transfers(rest) if exact else _settle_group(rest, order)
-    return sorted(payments, key=lambda t: (order[t.payer], order[t.payee])), exact
+    order = {p: i for i, p in enumerate(net)}
+    owing = [(cents, order[p], p) for p, cents in net.items() if cents < 0]
+    owed = [(-cents, order[p], p) for p, cents in net.items() if cents > 0]
+    heapq.heapify(owing)
+    heapq.heapify(owed)
+    payments = []
+    while owing:
+        debt, i, payer = heapq.heappop(owing)
+        credit, j, payee = heapq.heappop(owed)
+        cents = min(-debt, -credit)
+        payments.append(Payment(payer, payee, cents))
+        if debt + cents:
+            heapq.heappush(owing, (debt + cents, i, payer))
+        if credit + cents:
+            heapq.heappush(owed, (credit + cents, j, payee))
+    return sorted(payments, key=lambda t: (order[t.payer], order[t.payee])), False
 
 
 # --- Statistics (§12) ----------------------------------------------------------------------

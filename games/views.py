@@ -423,6 +423,7 @@ def _tonight(group: Group) -> dict | None:
         "night": night,
         "transfers": transfers,
         "staked": bool(settle_up),
+        "not_fewest": "" if all(s.fewest for s in settle_up) else words.NOT_FEWEST,
         "is_tonight": timezone.now() - last < TONIGHT,
         "last": last,
         "started": timezone.localtime(first).date(),

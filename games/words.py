@@ -9,6 +9,11 @@ from games import rules
 SYMBOLS = {"USD": "$", "CAD": "$", "AUD": "$", "EUR": "€", "GBP": "£", "$": "$", "€": "€", "£": "£"}
 SUIT_SYMBOLS = dict(zip(rules.SUITS, ("♣", "♦", "♥", "♠"), strict=True))  # rules.SUITS' order
 MINUS = "−"
+# Past rules.EXACT_SEARCH_MOST players owed or owing, the payments come from a quicker search (§11).
+NOT_FEWEST = (
+    "With so many players owing or owed, these payments settle everything, though perhaps not"
+    " in the fewest."
+)
 
 
 def money(cents: int, currency: str = "USD") -> str:

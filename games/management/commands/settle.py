@@ -2,9 +2,10 @@ import json
 
 from django.core.management.base import BaseCommand
 
-from games import matchfile
+from games import matchfile, rules
 from games.management.commands.replay import read_file
-from games.rules import RuleError
+from games.rules import EXACT_SEARCH_MOST, RuleError
+from games.words import NOT_FEWEST
 
 
 def fail(command: BaseCommand, path: str, error: RuleError, as_json: bool):
@@ -37,6 +38,8 @@ def table(doc: dict) -> str:
         lines.append(f"{t['from']} pays {t['to']} {t['amount']} {currency}")
     if not doc["transfers"]:
         lines.append("Nobody owes anybody anything.")
+    elif sum(rules.parse_money(n.lstrip("-")) > 0 for n in doc["net"].values()) > EXACT_SEARCH_MOST:
+        lines.append(NOT_FEWEST)
     return "\n".join(lines)
 
 
