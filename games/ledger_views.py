@@ -260,17 +260,23 @@ def balances(request: SignedInRequest, pk: int) -> HttpResponse:
         return _balances_page(request, group, form)
     data = form.cleaned_data
     payer, payee, cents, currency = data["payer"], data["payee"], data["amount"], data["currency"]
+    version = _version(request)
     try:
-        Payment.record(
-            group, payer, payee, cents, currency, _version(request), data["token"], request.user
+        payment, _ = Payment.record(
+            group, payer, payee, cents, currency, version, data["token"], request.user
         )
     except ValidationError as e:
         form.add_error(None, e)
         return _balances_page(request, group, form)
-    except PaymentsChanged:
-        notice = f"{CHANGED} If {payer.name}'s payment is not among them, record it again."
-        return _balances_page(request, group, form, notice, status=409)
-    messages.success(request, f"Recorded: {payer.name} paid {payee.name} {money(cents, currency)}.")
+    said = f"Recorded: {payer.name} paid {payee.name} {money(cents, currency)}."
+    since = group.payments.since(version).exclude(pk=payment.pk).order_by("paid_at", "pk")
+    if others := list(since.select_related("payer", "payee")):
+        also = "; ".join(
+            f"{p.payer.name} paid {p.payee.name} {money(p.amount_cents, p.currency)}"
+            for p in others
+        )
+        said += f" Also recorded since this page was drawn: {also}."
+    messages.success(request, said)
     return redirect(reverse("games:balances", args=[group.pk]))
 
 

@@ -84,6 +84,31 @@ NIGHT_PAID_SQL = """
     WHERE pay.night_id = %s
     GROUP BY pay.currency, payer.name, payee.name
 """
+# A group's payments recorded for no night, summed from whom to whom (`Night.paid_cents`);
+# its nights' nets, night by night in the order each began, in `NIGHT_NETS_SQL`'s order within
+# a night; what each night's own payments add up to.
+LOOSE_PAID_SQL = """
+    SELECT pay.currency, payer.name, payee.name, SUM(pay.amount_cents)
+    FROM games_payment pay
+    JOIN games_player payer ON payer.id = pay.payer_id
+    JOIN games_player payee ON payee.id = pay.payee_id
+    WHERE pay.group_id = %s AND pay.night_id IS NULL
+    GROUP BY pay.currency, payer.name, payee.name
+"""
+GROUP_NIGHT_NETS_SQL = """
+    SELECT s.night_id, s.currency, p.name, s.net_high, s.net_low, s.started
+    FROM games_nightsum s JOIN games_player p ON p.id = s.player_id
+    WHERE p.group_id = %s
+    ORDER BY s.night_id, s.currency, s.started, p.name
+"""
+GROUP_NIGHT_PAID_SQL = """
+    SELECT pay.night_id, pay.currency, payer.name, payee.name, SUM(pay.amount_cents)
+    FROM games_payment pay
+    JOIN games_player payer ON payer.id = pay.payer_id
+    JOIN games_player payee ON payee.id = pay.payee_id
+    WHERE pay.group_id = %s AND pay.night_id IS NOT NULL
+    GROUP BY pay.night_id, pay.currency, payer.name, payee.name
+"""
 # The night of a group's latest match, once one of its matches has finished (`Night.latest`);
 # a group's latest matches in progress, or finished (`Match.objects.latest_ids`).
 LATEST_NIGHT_SQL = """
@@ -532,10 +557,42 @@ class Night(models.Model):
         return hashlib.sha256(text.encode()).hexdigest()
 
     def paid_cents(self) -> dict[str, int]:
-        """What the payments recorded for this night add up to, by `SettleUp.key`: from whom,
-        to whom, in which currency. A transfer counts as paid when these cover it."""
-        rows = _fetch(NIGHT_PAID_SQL, self.pk)
-        return {payment_key(*key): int(cents) for *key, cents in rows}
+        """What has been paid of this night's transfers, by `SettleUp.key`: from whom, to
+        whom, in which currency. A transfer counts as paid when this covers it.
+
+        The payments recorded for the night count for it; so do those recorded for no night
+        (on the balances page: money that moved between two players), which pay the group's
+        nights' transfers from the same payer to the same payee, the earliest night first, as
+        far as what the night's own payments leave of each. So the night's page, its CSV, the
+        home page and the balances read the same payments the same way."""
+        paid = {payment_key(*key): int(cents) for *key, cents in _fetch(NIGHT_PAID_SQL, self.pk)}
+        loose = {
+            payment_key(*key): int(cents) for *key, cents in _fetch(LOOSE_PAID_SQL, self.group_id)
+        }
+        if not loose:
+            return paid
+        own: dict[tuple[int, str], int] = {}
+        for night, *whom, cents in _fetch(GROUP_NIGHT_PAID_SQL, self.group_id):
+            own[night, payment_key(*whom)] = int(cents)
+        nights: dict[int, dict[str, dict[str, int]]] = {}
+        began: dict[int, datetime] = {}
+        for night, currency, name, high, low, at in _fetch(GROUP_NIGHT_NETS_SQL, self.group_id):
+            nights.setdefault(night, {}).setdefault(currency, {})[name] = _net(high, low)
+            began[night] = min(began.get(night, at), at)
+        for night in sorted(nights, key=lambda night: (began[night], night)):
+            for currency, net in nights[night].items():
+                if not any(left for k, left in loose.items() if k.startswith(f"{currency}:")):
+                    continue  # nothing left to pay with: no need to search this one
+                for t in rules.fewest_transfers(net):
+                    key = payment_key(currency, t.payer, t.payee)
+                    take = min(loose.get(key, 0), max(0, t.cents - own.get((night, key), 0)))
+                    if take:
+                        loose[key] -= take
+                        if night == self.pk:
+                            paid[key] = paid.get(key, 0) + take
+            if night == self.pk:
+                break
+        return paid
 
     def mark(self, key: str, paid: bool, fingerprint: str | None, by=None) -> bool:
         """Mark a transfer of the night paid (a payment of what is left of it is recorded) or
@@ -556,8 +613,13 @@ class Night(models.Model):
             )
             if not paid:
                 recorded.delete()
+                if s.covered(transfer, self.paid_cents()):
+                    raise ValidationError(
+                        f"{transfer.payer}'s payment to {transfer.payee} was recorded on the "
+                        "balances page: remove it there if it was not made."
+                    )
                 return True
-            left = transfer.cents - (recorded.aggregate(cents=Sum("amount_cents"))["cents"] or 0)
+            left = transfer.cents - self.paid_cents().get(key, 0)
             if left > 0:
                 players = Player.objects.filter(group=self.group_id)
                 Payment.store(
@@ -618,6 +680,15 @@ class PaymentQuerySet(models.QuerySet["Payment"]):
         do: a payment recorded raises the latest id, one removed lowers the count."""
         found = self.aggregate(count=Count("pk"), last=Max("pk"))
         return f"{found['count']}-{found['last'] or 0}"
+
+    def since(self, version: str | None) -> PaymentQuerySet:
+        """These payments recorded after a page drawn at `version` (`version()`) was drawn:
+        none for a page that sent no version."""
+        try:
+            last = int((version or "").rpartition("-")[2])
+        except ValueError:
+            return self.none()
+        return self.filter(pk__gt=last) if 0 <= last < 2**63 else self.none()
 
     def by_currency_and_player(self, side: str) -> list[tuple[str, str, int]]:
         """(currency, name, cents) summed over these payments, by the payer's or the payee's
@@ -741,20 +812,17 @@ class Payment(models.Model):
     def record(
         cls, group, payer, payee, cents: int, currency: str, version, token="", by=None
     ) -> tuple[Payment, bool]:
-        """Record a payment from a page drawn at the payments' `version`: (payment, stored).
-        The same form arriving twice (`token`) is stored once; from a page drawn before
-        another payment was recorded or removed, PaymentsChanged and nothing stored (two
-        phones recording the same payment store it once); ValidationError if it can't be
-        one. A `version` of None (sent from no page, as a script may) is checked against
-        nothing."""
+        """Record a payment: (payment, stored). The same form arriving twice (`token`) is
+        stored once; ValidationError if it can't be one. A payment is money that moved: one
+        recorded from a page drawn before another payment was recorded or removed (at the
+        payments' `version`) is stored all the same, and the page says what else changed
+        (`PaymentQuerySet.since`)."""
         with transaction.atomic():
             _groups_turn(group.pk)
             if token:
                 same = cls.objects.filter(group=group, token=token).first()
                 if same is not None:
                     return same, False
-            if version is not None and version != group.payments.version():
-                raise PaymentsChanged(version)
             return cls.store(group.pk, payer, payee, cents, currency, by, token=token), True
 
     def remove(self, version: str | None) -> bool:

@@ -290,7 +290,10 @@ def night_csv(request: SignedInRequest, pk: int) -> HttpResponse:
         for name, net in s.net.items():
             out.writerow([s.currency, "net", name, "", _amount(net), ""])
         for t in s.transfers:
+            part = paid.get(s.key(t), 0)
             word = "yes" if s.covered(t, paid) else "no"
+            if 0 < part < t.cents:
+                word = f"in part: {_amount(t.cents - part)} left"
             out.writerow([s.currency, "pays", t.payer, t.payee, _amount(t.cents), word])
         if not s.fewest:
             out.writerow([s.currency, "note", words.NOT_FEWEST, "", "", ""])

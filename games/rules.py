@@ -919,6 +919,20 @@ def settle(state: MatchState, stakes: Stakes) -> tuple[list[Payment], dict]:
     return payments, net
 
 
+def payout_if_ended(state: MatchState, stakes: Stakes) -> list[Payment]:
+    """Who would pay whom were a match still being played to end now, its leaders (the
+    lowest scores) winning as the ties option has them win (§5, §6): none where it is over,
+    not played for money, or where a tie would play on."""
+    if state.finished or not stakes or not state.hands:
+        return []
+    low = min(state.scores.values())
+    leaders = tuple(p for p in state.players if state.scores[p] == low)
+    if state.ruleset.ties == "play_on" and len(leaders) > 1:
+        return []
+    payments, _ = settle(replace(state, winners=leaders), stakes)
+    return payments
+
+
 # --- A night (§11) -------------------------------------------------------------------------
 
 

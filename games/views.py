@@ -116,6 +116,7 @@ def _summary(match: Match, replayed=None, all_hands: bool = False, me=None) -> d
         "payments": payments,
         "stakes": stakes,
         "stakes_text": words.stakes_text(stakes),
+        "if_ended": words.if_ended(rules.payout_if_ended(state, stakes), stakes.currency),
         "preset": rules.PRESETS[match.preset],
         "house_rules": words.house_rules_words(match.preset, state.ruleset),
         "rules_words": words.rules_in_words(state.ruleset, stakes),
@@ -416,7 +417,11 @@ def _tonight(group: Group) -> dict | None:
     if night is None:
         return None
     settle_up, paid = night.settle_up(), night.paid_cents()
-    transfers = [(s.currency, t, s.covered(t, paid)) for s in settle_up for t in s.transfers]
+    transfers = [
+        (s.currency, t, s.covered(t, paid), paid.get(s.key(t), 0))
+        for s in settle_up
+        for t in s.transfers
+    ]
     first, last = night.span()
     assert first is not None and last is not None  # Night.latest has a finished match
     return {

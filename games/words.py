@@ -25,6 +25,20 @@ def money(cents: int, currency: str = "USD") -> str:
     return f"{sign}{symbol}{amount}" if symbol else f"{sign}{amount} {currency}"
 
 
+def if_ended(payments: list[rules.Payment], currency: str) -> str:
+    """What a match would pay were it to end now (`rules.payout_if_ended`), one line a
+    winner: "If it ended now: Ann pays $2.10, Cat $3.40 → Bob"; empty where it pays nothing."""
+    if not payments:
+        return ""
+    by_payee: dict[str, list[str]] = {}
+    for p in payments:
+        owed = by_payee.setdefault(p.payee, [])
+        verb = " pays" if not owed else ""
+        owed.append(f"{p.payer}{verb} {money(p.cents, currency)}")
+    lines = [", ".join(owed) + f" → {payee}" for payee, owed in by_payee.items()]
+    return "If it ended now: " + "; ".join(lines)
+
+
 def signed_money(cents: int, currency: str = "USD") -> str:
     """Money won or lost: "+$1.70", "−$0.40", "$0.00"."""
     return ("+" if cents > 0 else "") + money(cents, currency)

@@ -1156,3 +1156,33 @@ def test_every_hand_says_who_was_set_and_euchred_as_its_score_says(preset, seed,
                 assert result.changes[p] == -played.get(p, 0)
     for p in match.players:
         assert state.sets[p] == sum(p in result.short for result in results)
+
+
+def test_a_match_played_for_money_would_pay_its_leader_were_it_to_end_now():
+    state = rules.new_match(
+        rules.make_ruleset("standard", players=(3,)), ["Ann", "Bob", "Cat"], "Cat"
+    )
+    stakes = rules.Stakes(per_game=100, per_point=10)
+    assert rules.payout_if_ended(state, stakes) == []  # nobody leads before a hand
+    state = replace(state, scores={"Ann": 21, "Bob": 12, "Cat": 24}, hands=3)
+    assert rules.payout_if_ended(state, stakes) == [
+        rules.Payment("Ann", "Bob", 310),
+        rules.Payment("Cat", "Bob", 340),
+    ]
+    assert rules.payout_if_ended(state, rules.Stakes()) == []  # played for nothing
+    over = replace(state, winners=("Bob",))
+    assert rules.payout_if_ended(over, stakes) == []  # its own payout says it
+
+
+def test_a_tie_for_the_lead_would_share_or_play_on_as_the_ties_option_says():
+    state = rules.new_match(
+        rules.make_ruleset("standard", players=(3,)), ["Ann", "Bob", "Cat"], "Cat"
+    )
+    state = replace(state, scores={"Ann": 10, "Bob": 10, "Cat": 20}, hands=4)
+    stakes = rules.Stakes(per_game=101)
+    assert rules.payout_if_ended(state, stakes) == [
+        rules.Payment("Cat", "Ann", 51),
+        rules.Payment("Cat", "Bob", 50),
+    ]
+    play_on = replace(state, ruleset=replace(state.ruleset, ties="play_on"))
+    assert rules.payout_if_ended(play_on, stakes) == []

@@ -2141,3 +2141,14 @@ def test_a_form_s_address_opened_as_a_page_says_so_in_words(client_in, user):
         html = response.content.decode()
         assert "Not a page to open" in html and "Nothing was changed." in html
         assert 'href="/"' in html  # the way back
+
+
+def test_a_board_played_for_money_says_what_it_would_pay_were_it_to_end_now(client_in, user):
+    match = make_match(user, stakes=rules.Stakes(per_game=100, per_point=10), hands=[CLUB])
+    said = "If it ended now: Bob pays $3.40, Cat $3.40, Dan $3.40 → Ann"
+    for page in (match.get_absolute_url(), match.get_share_url()):
+        assert said in client_in.get(page).content.decode()
+    board = client_in.get(match.get_absolute_url(), headers={"HX-Request": "true"})
+    assert said in board.content.decode()
+    unstaked = make_match(user, stakes=rules.Stakes(), hands=[CLUB])
+    assert "If it ended now" not in client_in.get(unstaked.get_absolute_url()).content.decode()
