@@ -78,7 +78,7 @@
   // rules.py: Ruleset, every option with its default (§7, §8). OPTIONS is their names.
   const DEFAULTS = Object.freeze({
     starting_score: 25,
-    players: [4],
+    players: Object.freeze([4]),
     auto_trump: "clubs",
     auto_trump_dealer_needs: null,
     bidding: ORDER_UP,
@@ -141,10 +141,11 @@
 
   // rules.py: new_match (the table is the server's to check: check_table).
   function newMatch(options, players, firstDealer) {
+    const r = ruleset(options);
     return {
-      ruleset: ruleset(options),
+      ruleset: r,
       players: players.slice(),
-      scores: fromKeys(players, ruleset(options).starting_score),
+      scores: fromKeys(players, r.starting_score),
       dealer: firstDealer,
       hands: 0,
       sets: fromKeys(players, 0),
