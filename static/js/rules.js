@@ -1,0 +1,424 @@
+/* The phone's twin of the rules' arithmetic: games/rules.py, for a page that must answer a tap
+ * and show the scores while the server can't be reached. The server still judges every hand:
+ * nothing here checks or refuses (a hand rules.py would refuse is scored as it stands) and
+ * nothing here is worded (the sentences are the server's). tests/test_twin.py runs generated
+ * matches of every preset and every option through both and compares every number; an option
+ * added to rules.py without its twin here fails it.
+ *
+ * A classic script (a <script src> or mini-racer's eval): it sets globalThis.BuckRules and
+ * nothing else. Everything in and out is plain JSON-friendly data, named as rules.py names it.
+ *
+ * Shapes
+ *   ruleset  {starting_score, players: [3, 4], auto_trump, auto_trump_dealer_needs, bidding,
+ *             maker_needs, min_bid, all_pass, no_drop_at_or_below, set_penalty,
+ *             zero_trick_penalty, sweep_wins, lone_maker_sweeps, ties}: Ruleset.options();
+ *             an option left out takes Ruleset's default (BuckRules.DEFAULTS).
+ *   state    {ruleset, players: [names in seat order], scores: {name: n}, dealer: name (who
+ *             deals next), hands: n played, sets: {name: n fallen short}, winners: [names],
+ *             won_by: "sweep" | "zero" | null}: MatchState.
+ *   hand     {upcard: suit, trump: suit | "none" | null, maker: name | null, bid: n | null,
+ *             dropped: [names], tricks: {name: n}, passed: bool}: Hand (missing fields as there).
+ *   shape    {upcard, automatic, trump, default_trump, maker, needs, asks_bid, bids: [n],
+ *             all_pass, must_play: {name: "maker" | "turned" | "no_trump" | "low_score"},
+ *             passed, asks: ["maker", "trump", "bid", "dropped", "tricks"] (those asked, in
+ *             order), tricks: 5, trick_counts: [0..5], redeal: bool}: HandShape.
+ *   result   {number, dealer, hand, changes: {name: n}, scores: {name: n}, shape, sweep: name |
+ *             null, set: [names], euchred: [names], short: [names], sets: {name: n}}: HandResult.
+ *   stakes   {per_game, per_point, per_set} in whole cents: Stakes.
+ *
+ * Functions
+ *   newMatch(ruleset, players, firstDealer) -> state               rules.new_match
+ *   shape(state, upcard, maker = null, passed = false) -> shape     MatchState.shape
+ *   needed(shape, hand) -> n | null      the tricks the maker needed  HandShape.needed
+ *   fillIn(shape, tricks) -> tricks      {name: n | null} with the rows the others fix
+ *                                                                    HandShape.fill_in
+ *   whyMustPlay(state, shape, player) -> null | {code, p, turned, score, limit}: the key of
+ *       MUST_PLAY_WORDS and what its sentence is formatted with     rules.why_must_play
+ *   mustPlay(state) -> [names]           who may not drop out of the next hand for their score
+ *                                                                    MatchState.must_play
+ *   leftOf(state, name) -> name          the next dealer              MatchState.left_of
+ *   finished(state) -> bool                                          MatchState.finished
+ *   play(state, hand) -> {state, result} the match after the hand    rules.play
+ *   replay(state, hands) -> {state, results}                         rules.replay
+ *   owes(stakes, score, sets) -> cents   what one loser pays         rules.owes
+ *   settle(state, stakes) -> {payments: [{payer, payee, cents}], net: {name: cents}}; both
+ *       empty until the match is over or when it is not for money   rules.settle
+ * Cents are exact while every amount stays under 2^53 (Number.MAX_SAFE_INTEGER), some 90
+ * trillion dollars; Python's are exact at any size.
+ *
+ * Name maps are built without a prototype, so a player called "__proto__" or "constructor" is
+ * a name like any other; a state read from JSON.parse is safe too (own keys only are read).
+ */
+(function () {
+  "use strict";
+
+  // rules.py's constants.
+  const SUITS = ["clubs", "diamonds", "hearts", "spades"];
+  const NO_TRUMP = "none";
+  const TRICKS = 5; // every hand has five tricks (§1)
+  const ORDER_UP = "order_up";
+  const TRICK_BIDDING = "tricks";
+  const NO_TRUMP_HAND = "no_trump";
+  const REDEAL = "redeal";
+  const TIES = ["lowest", "share", "play_on"];
+  const SWEEP = "sweep";
+  const ZERO = "zero";
+  // Why a player may not drop out (§3): the keys of MUST_PLAY_WORDS.
+  const MAKER = "maker";
+  const TURNED = "turned";
+  const NO_TRUMP_PLAYED = "no_trump";
+  const LOW_SCORE = "low_score";
+  // The questions a hand asks once its upcard is known, in the order a table answers them.
+  const ASK_MAKER = "maker";
+  const ASK_TRUMP = "trump";
+  const ASK_BID = "bid";
+  const ASK_DROPPED = "dropped";
+  const ASK_TRICKS = "tricks";
+
+  // rules.py: Ruleset, every option with its default (§7, §8). OPTIONS is their names.
+  const DEFAULTS = Object.freeze({
+    starting_score: 25,
+    players: Object.freeze([4]),
+    auto_trump: "clubs",
+    auto_trump_dealer_needs: null,
+    bidding: ORDER_UP,
+    maker_needs: 3,
+    min_bid: 2,
+    all_pass: NO_TRUMP_HAND,
+    no_drop_at_or_below: null,
+    set_penalty: 5, // null: no set, the maker just counts tricks (§4)
+    zero_trick_penalty: 5,
+    sweep_wins: true,
+    lone_maker_sweeps: true,
+    ties: "lowest",
+  });
+  const OPTIONS = Object.keys(DEFAULTS);
+
+  function dict() {
+    return Object.create(null);
+  }
+
+  function has(map, key) {
+    return map != null && Object.prototype.hasOwnProperty.call(map, key);
+  }
+
+  // Python's dict.get: null where the key is missing (or its value null).
+  function get(map, key) {
+    const value = has(map, key) ? map[key] : null;
+    return value === undefined ? null : value;
+  }
+
+  function fromKeys(keys, value) {
+    const map = dict();
+    for (const key of keys) map[key] = value;
+    return map;
+  }
+
+  function range(low, high) {
+    const out = [];
+    for (let n = low; n < high; n++) out.push(n);
+    return out;
+  }
+
+  function ruleset(options) {
+    const r = {};
+    for (const name of OPTIONS) r[name] = has(options, name) ? options[name] : DEFAULTS[name];
+    return r;
+  }
+
+  function hand(h) {
+    return {
+      upcard: h.upcard,
+      trump: get(h, "trump"),
+      maker: get(h, "maker"),
+      bid: get(h, "bid"),
+      dropped: get(h, "dropped") || [],
+      tricks: get(h, "tricks") || {},
+      passed: Boolean(get(h, "passed")),
+      dealer: get(h, "dealer"),
+    };
+  }
+
+  // rules.py: new_match (the table is the server's to check: check_table).
+  function newMatch(options, players, firstDealer) {
+    const r = ruleset(options);
+    return {
+      ruleset: r,
+      players: players.slice(),
+      scores: fromKeys(players, r.starting_score),
+      dealer: firstDealer,
+      hands: 0,
+      sets: fromKeys(players, 0),
+      winners: [],
+      won_by: null,
+    };
+  }
+
+  // MatchState.finished
+  function finished(state) {
+    return state.winners.length > 0;
+  }
+
+  // MatchState.left_of
+  function leftOf(state, name) {
+    const seats = state.players;
+    return seats[(seats.indexOf(name) + 1) % seats.length];
+  }
+
+  // MatchState.must_play: who may not drop out of the next hand because of their score (§3).
+  function mustPlay(state) {
+    const limit = state.ruleset.no_drop_at_or_below;
+    if (limit == null) return [];
+    return state.players.filter((p) => state.scores[p] <= limit);
+  }
+
+  // MatchState.shape: what the next hand asks, given its upcard and, once known, who made
+  // trump (or that everybody passed); both are ignored where the rules decide them (§2, §3).
+  function shape(state, upcard, maker, passed) {
+    const r = state.ruleset;
+    maker = maker == null ? null : maker;
+    const automatic = upcard === r.auto_trump;
+    const bidding = !automatic && r.bidding === TRICK_BIDDING;
+    passed = Boolean(passed) && !automatic;
+    let needs, trump, asks, must;
+    if (automatic) {
+      maker = r.auto_trump_dealer_needs != null ? state.dealer : null;
+      needs = maker ? r.auto_trump_dealer_needs : null;
+      trump = upcard;
+      asks = [ASK_TRICKS];
+      must = fromKeys(state.players, TURNED);
+    } else if (passed) {
+      maker = null;
+      needs = null;
+      trump = NO_TRUMP;
+      const redeal = r.all_pass === REDEAL;
+      asks = redeal ? [ASK_MAKER] : [ASK_MAKER, ASK_TRICKS];
+      must = redeal ? dict() : fromKeys(state.players, NO_TRUMP_PLAYED);
+    } else {
+      needs = bidding ? null : r.maker_needs;
+      trump = null;
+      asks = [ASK_MAKER];
+      if (maker !== null) {
+        asks.push(ASK_TRUMP);
+        if (bidding) asks.push(ASK_BID);
+        asks.push(ASK_DROPPED, ASK_TRICKS);
+      }
+      must = fromKeys(mustPlay(state), LOW_SCORE);
+    }
+    if (maker !== null) must[maker] = MAKER;
+    const mustPlayers = dict();
+    for (const p of state.players) if (has(must, p)) mustPlayers[p] = must[p];
+    const allPass = automatic ? null : r.all_pass;
+    return {
+      upcard: upcard,
+      automatic: automatic,
+      trump: trump,
+      default_trump: upcard,
+      maker: maker,
+      needs: needs,
+      asks_bid: bidding,
+      bids: bidding ? range(r.min_bid, TRICKS + 1) : [],
+      all_pass: allPass,
+      must_play: mustPlayers,
+      passed: passed,
+      asks: asks,
+      tricks: TRICKS,
+      trick_counts: range(0, TRICKS + 1), // HandShape.trick_counts
+      redeal: passed && allPass === REDEAL, // HandShape.redeal
+    };
+  }
+
+  // HandShape.needed: the maker's bid where tricks are bid, else what the rules say.
+  function needed(sh, h) {
+    if (sh.maker === null) return null;
+    return sh.asks_bid ? get(h, "bid") : sh.needs;
+  }
+
+  // HandShape.fill_in: the last player unknown takes what is left, once every trick is told
+  // the rest took none, and a maker everyone else left alone takes every trick (§3).
+  function fillIn(sh, tricks) {
+    const names = Object.keys(tricks);
+    if (names.length === 1) return fromKeys(names, sh.tricks);
+    const out = dict();
+    const unknown = [];
+    let left = sh.tricks;
+    for (const p of names) {
+      const n = tricks[p] == null ? null : tricks[p];
+      out[p] = n;
+      if (n === null) unknown.push(p);
+      else left -= n;
+    }
+    if (unknown.length === 1 && left >= 0) out[unknown[0]] = left;
+    else if (unknown.length && left === 0) for (const p of unknown) out[p] = 0;
+    return out;
+  }
+
+  // rules.py: why_must_play, as the key of MUST_PLAY_WORDS and what it is formatted with.
+  function whyMustPlay(state, sh, player) {
+    const code = get(sh.must_play, player);
+    if (code === null) return null;
+    return {
+      code: code,
+      p: player,
+      turned: sh.upcard.slice(0, -1),
+      score: get(state.scores, player),
+      limit: state.ruleset.no_drop_at_or_below,
+    };
+  }
+
+  // rules.py: _outcome, the changes of score, who was set and who was euchred (§4, §12).
+  function outcome(state, h, sh) {
+    const r = state.ruleset;
+    const changes = fromKeys(state.players, 0);
+    const needs = needed(sh, h);
+    const set = [];
+    const euchred = [];
+    for (const p of state.players) {
+      const took = get(h.tricks, p);
+      if (took === null) continue; // dropped, or nobody played
+      // With no set penalty the maker is scored like everyone else who played (§4).
+      if (p === sh.maker && r.set_penalty != null && took < needs) {
+        changes[p] = r.set_penalty;
+        set.push(p);
+      } else if (took === 0) {
+        changes[p] = r.zero_trick_penalty;
+      } else {
+        changes[p] = -took;
+      }
+      if (took === 0) euchred.push(p);
+    }
+    return { changes: changes, set: set, euchred: euchred };
+  }
+
+  // rules.py: play, the match after one hand and what the hand did; the end (§5).
+  function play(state, handIn) {
+    const h = hand(handIn);
+    const r = state.ruleset;
+    const sh = shape(state, h.upcard, h.maker, h.passed || h.trump === NO_TRUMP);
+    const { changes, set, euchred } = outcome(state, h, sh);
+    const scores = dict();
+    for (const p of state.players) scores[p] = state.scores[p] + changes[p];
+    const short = set.concat(euchred);
+    const sets = dict();
+    for (const p of Object.keys(state.sets)) sets[p] = state.sets[p] + (short.includes(p) ? 1 : 0);
+    let sweep = null;
+    if (r.sweep_wins && !h.passed) {
+      const lone = Object.keys(h.tricks).length === 1;
+      for (const p of Object.keys(h.tricks)) {
+        if (h.tricks[p] === sh.tricks && (!lone || r.lone_maker_sweeps)) sweep = p;
+      }
+    }
+    let winners = [];
+    let wonBy = null;
+    if (sweep) {
+      winners = [sweep];
+      wonBy = SWEEP;
+    } else if (!h.passed) {
+      const low = Math.min(...state.players.map((p) => scores[p]));
+      if (low <= 0) {
+        const leaders = state.players.filter((p) => scores[p] === low);
+        if (r.ties === "lowest") winners = leaders;
+        else if (r.ties === "share") winners = state.players.filter((p) => scores[p] <= 0);
+        else if (leaders.length === 1) winners = leaders; // play_on: only a lone leader wins
+        wonBy = winners.length ? ZERO : null;
+      }
+    }
+    const number = state.hands + 1;
+    const after = {
+      ruleset: r,
+      players: state.players,
+      scores: scores,
+      dealer: leftOf(state, state.dealer),
+      hands: number,
+      sets: sets,
+      winners: winners,
+      won_by: wonBy,
+    };
+    const result = {
+      number: number,
+      dealer: state.dealer,
+      hand: h,
+      changes: changes,
+      scores: scores,
+      shape: sh,
+      sweep: sweep,
+      set: set,
+      euchred: euchred,
+      short: short.filter((p, i) => short.indexOf(p) === i), // HandResult.short
+      sets: sets,
+    };
+    return { state: after, result: result };
+  }
+
+  // rules.py: replay, a match as a fold over its hands.
+  function replay(state, hands) {
+    const results = [];
+    for (const h of hands) {
+      const step = play(state, h);
+      state = step.state;
+      results.push(step.result);
+    }
+    return { state: state, results: results };
+  }
+
+  function cents(stakes, name) {
+    return get(stakes, name) || 0;
+  }
+
+  // rules.py: owes, what a loser pays in cents, split between the winners: a game, their
+  // points above zero, and each hand they fell short (§6).
+  function owes(stakes, score, sets) {
+    return (
+      cents(stakes, "per_game") +
+      cents(stakes, "per_point") * Math.max(0, score) +
+      cents(stakes, "per_set") * sets
+    );
+  }
+
+  // rules.py: settle, who pays whom and each player's net once the match is over (§6). A
+  // loser's debt is split evenly; the leftover cents go one each to the first winners in
+  // seat order (divmod, as Python floors it).
+  function settle(state, stakes) {
+    const money = ["per_game", "per_point", "per_set"].some((name) => cents(stakes, name));
+    if (!finished(state) || !money) return { payments: [], net: dict() };
+    const winners = state.winners;
+    const payments = [];
+    const net = fromKeys(state.players, 0);
+    for (const loser of state.players) {
+      if (winners.includes(loser)) continue;
+      const owed = owes(stakes, state.scores[loser], state.sets[loser]);
+      const share = Math.floor(owed / winners.length);
+      const leftover = owed - share * winners.length;
+      winners.forEach((winner, i) => {
+        const paid = share + (i < leftover ? 1 : 0);
+        if (paid) {
+          payments.push({ payer: loser, payee: winner, cents: paid });
+          net[loser] -= paid;
+          net[winner] += paid;
+        }
+      });
+    }
+    return { payments: payments, net: net };
+  }
+
+  globalThis.BuckRules = Object.freeze({
+    OPTIONS: OPTIONS,
+    DEFAULTS: DEFAULTS,
+    SUITS: SUITS,
+    NO_TRUMP: NO_TRUMP,
+    TRICKS: TRICKS,
+    TIES: TIES,
+    newMatch: newMatch,
+    shape: shape,
+    needed: needed,
+    fillIn: fillIn,
+    whyMustPlay: whyMustPlay,
+    mustPlay: mustPlay,
+    leftOf: leftOf,
+    finished: finished,
+    play: play,
+    replay: replay,
+    owes: owes,
+    settle: settle,
+  });
+})();
