@@ -1,0 +1,100 @@
+"""The stored matches: a thin adapter over rules.py.
+
+What happened at the table is stored (seats, rules, stakes, hands, each player's part);
+scores, dealer, winners and payouts are folded from the hands by the rules engine. The engine's
+verdict is stored with the hands, by `Match._store()` (or `_store_rescored()`) and nowhere else,
+so that a page need not fold a whole match: each seat's `Result`, and each hand's scores after
+it.
+"""
+
+from __future__ import annotations
+
+from games.models.attempts import Attempt
+from games.models.groups import (
+    GROUP_NAME_LENGTH,
+    INVITE_DAYS,
+    Group,
+    Invite,
+    Membership,
+    Removal,
+    Role,
+    memberships_of,
+    new_invite_token,
+    row_of,
+)
+from games.models.groups import groups_turn as _groups_turn
+from games.models.hands import (
+    SUIT_CHOICES,
+    VERDICT_COLUMNS,
+    Change,
+    Hand,
+    Play,
+    hand_verdict,
+    verdict,
+)
+from games.models.ledger import Payment, PaymentsChanged
+from games.models.matches import (
+    MAX_HANDS,
+    PRESET_CHOICES,
+    Match,
+    MatchQuerySet,
+    Seat,
+    Stale,
+    new_share_token,
+)
+from games.models.nights import NIGHT_GAP, Night, SettleUp, payment_key
+from games.models.players import Player
+from games.models.results import STAKED, TALLY_FIELDS, Result, ResultSum, Summed, Tallied
+from games.models.results import net_of_halves as _net
+from games.models.results import net_sum as _net_sum
+from games.models.results import stat_sums as _stats
+from games.models.sums import NightSum, _run_totals, recount_sums, running_money
+
+__all__ = [
+    "Attempt",
+    "Change",
+    "GROUP_NAME_LENGTH",
+    "Group",
+    "Hand",
+    "INVITE_DAYS",
+    "Invite",
+    "MAX_HANDS",
+    "Match",
+    "MatchQuerySet",
+    "Membership",
+    "NIGHT_GAP",
+    "Night",
+    "NightSum",
+    "PRESET_CHOICES",
+    "Payment",
+    "PaymentsChanged",
+    "Play",
+    "Player",
+    "Removal",
+    "Result",
+    "ResultSum",
+    "Role",
+    "STAKED",
+    "SUIT_CHOICES",
+    "Seat",
+    "SettleUp",
+    "Stale",
+    "Summed",
+    "TALLY_FIELDS",
+    "Tallied",
+    "VERDICT_COLUMNS",
+    "_groups_turn",
+    "_net",
+    "_net_sum",
+    "_run_totals",
+    "_stats",
+    "hand_verdict",
+    "memberships_of",
+    "new_invite_token",
+    "new_share_token",
+    "payment_key",
+    "recount_sums",
+    "row_of",
+    "running_money",
+    "verdict",
+]

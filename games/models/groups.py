@@ -1,0 +1,345 @@
+"""Groups and their members: roles, memberships, removals, invitations and the group's version."""
+
+from __future__ import annotations
+
+import secrets
+from datetime import timedelta
+from typing import TYPE_CHECKING
+
+from django.conf import settings
+from django.core.exceptions import ValidationError
+from django.db import models, transaction
+from django.db.models import F, Q
+from django.urls import reverse
+from django.utils import timezone
+
+from games import rules
+from games.models.common import column_list, fetch, loaded
+from games.models.results import ResultSum, net_of_halves, staked_filter
+
+if TYPE_CHECKING:
+    from games.models.nights import SettleUp
+    from games.models.players import Player
+
+
+ROLE_SQL = "SELECT role FROM games_membership WHERE group_id = %s AND user_id = %s"
+GROUP_VERSION_SQL = "SELECT version FROM games_group WHERE id = %s"
+
+
+def groups_turn(group_id: int) -> None:
+    """Lock the group's row until the transaction ends, so that what a group does to its
+    matches, nights, players and payments takes turns: two matches begun at once on two
+    phones find each other's night, a night is never deleted under a match joining it, a file
+    imported twice at once is stored once, two saves never add to a player's sums at once.
+    (On SQLite the IMMEDIATE transaction already does this.)
+
+    Every write to what the group's pages show takes this turn, so it also moves the group's
+    version on (`Group.version`), in the same transaction: a region of a page drawn for a
+    version (games/regions.py) is never shown once the stored data has changed."""
+    if not Group.objects.filter(pk=group_id).update(version=F("version") + 1):
+        raise Group.DoesNotExist(f"No group {group_id}.")
+
+
+def _nets(rows, payments) -> dict[str, dict[str, int]]:
+    """Each currency's balances: every player's net of `rows` (`ResultSumQuerySet.nets()`,
+    their stored sums), plus what they paid of `payments`, minus
+    what they were paid. Players come in the order of the first match they played, then by
+    name; those only in payments after them. The balances of each currency sum to zero."""
+    nets: dict[str, dict[str, int]] = {}
+    for currency, name, high, low, _ in rows:
+        nets.setdefault(currency, {})[name] = net_of_halves(high, low)
+    for sign, side in ((1, "payer"), (-1, "payee")):
+        for currency, name, cents in sorted(payments.by_currency_and_player(side)):
+            mine = nets.setdefault(currency, {})
+            mine[name] = mine.get(name, 0) + sign * cents
+    return dict(sorted(nets.items()))
+
+
+# --- Groups: who keeps the table ------------------------------------------------------------
+
+
+class Role(models.TextChoices):
+    """What a member may do (one table of it, in `Role.allows`): viewers see every page of
+    the group, scorers also keep score, owners also run the group."""
+
+    VIEWER = "viewer", "Viewer"
+    SCORER = "scorer", "Scorer"
+    OWNER = "owner", "Owner"
+
+    def allows(self, needed: Role) -> bool:
+        order = [Role.VIEWER, Role.SCORER, Role.OWNER]
+        return order.index(self) >= order.index(needed)
+
+
+GROUP_NAME_LENGTH = 60
+INVITE_DAYS = 7
+
+
+class GroupQuerySet(models.QuerySet["Group"]):
+    def of(self, user):
+        """The groups `user` is a member of."""
+        return self.filter(memberships__user=user)
+
+    def last_owned_by(self, user):
+        """The groups of which `user` is the only owner."""
+        others = Membership.objects.filter(role=Role.OWNER).exclude(user=user)
+        owned = self.filter(memberships__user=user, memberships__role=Role.OWNER)
+        return owned.exclude(pk__in=others.values("group"))
+
+
+class Group(models.Model):
+    """The friends who keep one table: its players, matches and nights are theirs."""
+
+    name = models.CharField(max_length=GROUP_NAME_LENGTH)
+    created = models.DateTimeField(auto_now_add=True)
+    # The group every account is given (named after it): the default where nothing else
+    # is picked. Gone with the account, unless others are in it (then it stays theirs).
+    home_of = models.OneToOneField(
+        settings.AUTH_USER_MODEL,
+        models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="home_group",
+    )
+    # Moves on with every write to what the group's pages show, in its transaction
+    # (`groups_turn`): a region of a page is drawn once a version (games/regions.py).
+    version = models.PositiveBigIntegerField(default=0)
+
+    objects = GroupQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["name", "pk"]
+        constraints = [models.CheckConstraint(condition=~Q(name=""), name="group_name_not_empty")]
+
+    def __str__(self) -> str:
+        return self.name
+
+    def get_absolute_url(self) -> str:
+        return reverse("games:group_detail", args=[self.pk])
+
+    @classmethod
+    def home(cls, user) -> Group:
+        """The account's own group, made (with the account as its owner) on first need, so
+        that an account made any way (sign-up, `createsuperuser`, the admin) has one."""
+        group = cls.objects.filter(home_of=user).first()
+        if group is None:
+            with transaction.atomic():
+                user.__class__.objects.select_for_update().filter(pk=user.pk).values("pk").get()
+                group, _ = cls.objects.get_or_create(
+                    home_of=user, defaults={"name": user.get_username()[:GROUP_NAME_LENGTH]}
+                )
+                Membership.objects.get_or_create(
+                    group=group, user=user, defaults={"role": Role.OWNER}
+                )
+        return group
+
+    @classmethod
+    def of(cls, group_or_user) -> Group:
+        """A group, or an account's own group."""
+        return group_or_user if isinstance(group_or_user, Group) else cls.home(group_or_user)
+
+    def moved_on(self) -> bool:
+        """Whether anything of the group was written (or the group deleted) since this row of
+        it was read (`version`)."""
+        return fetch(GROUP_VERSION_SQL, self.pk) != [(self.version,)]
+
+    def role_of(self, user) -> Role | None:
+        """The user's role in the group; None for anyone else."""
+        if not user.is_authenticated:
+            return None
+        # Asked on every page of a group: plain SQL, a tenth of what the ORM takes to build it.
+        rows = fetch(ROLE_SQL, self.pk, user.pk)
+        return Role(rows[0][0]) if rows else None
+
+    def owner_names(self) -> list[str]:
+        owners = self.memberships.filter(role=Role.OWNER).order_by("created", "pk")
+        return list(owners.values_list("user__username", flat=True))
+
+    def currencies(self) -> list[str]:
+        """The currencies the group has played for money in: what a payment may be in."""
+        from games.models.matches import Match
+
+        matches = Match.objects.filter(group=self).filter(staked_filter())
+        return sorted(set(matches.order_by().values_list("currency", flat=True).distinct()))
+
+    def balances(self) -> list[SettleUp]:
+        """Each currency's balances over every night and payment of the group (`_nets`, of
+        its players' stored sums), and the payments that settle them: the fewest, as for a
+        night (§11), wherever rules.settle_nets can search for them."""
+        from games.models.nights import SettleUp
+
+        nets = _nets(ResultSum.objects.filter(player__group=self).nets(), self.payments.all())
+        return [SettleUp(c, net, *rules.settle_nets(net)) for c, net in nets.items()]
+
+    @staticmethod
+    def balance_of(player: Player) -> dict[str, int]:
+        """A player's balance in each currency, as `balances()` has it, read for them alone."""
+        from games.models.ledger import Payment
+
+        mine = Payment.objects.filter(Q(payer=player) | Q(payee=player))
+        nets = _nets(player.result_sums.nets(), mine)
+        return {c: net[player.name] for c, net in nets.items() if player.name in net}
+
+    @transaction.atomic
+    def set_role(self, user, role: str | None) -> None:
+        """Make a member an owner, a scorer or a viewer, or remove them (None). ValidationError
+        if it would leave the group without an owner."""
+        groups_turn(self.pk)
+        member = self.memberships.filter(user=user).first()
+        if member is None:
+            raise ValidationError(f"{user.get_username()} is not in {self}.")
+        owners = self.memberships.filter(role=Role.OWNER)
+        if member.role == Role.OWNER and role != Role.OWNER and owners.count() == 1:
+            raise ValidationError(
+                f"{user.get_username()} is the only owner of {self}: make someone else an "
+                "owner first."
+            )
+        if role is None:
+            member.delete()
+            # Their own group no longer: the next time they need one, a new one is made.
+            Group.objects.filter(pk=self.pk, home_of=user).update(home_of=None)
+        else:
+            self.memberships.filter(pk=member.pk).update(role=role)
+
+    @transaction.atomic
+    def join(self, user, role: str, invited=None) -> tuple[Membership, bool]:
+        """Take `user` in with `role`; a member already keeps their role: (member, joined).
+        ValidationError for one an owner removed after the invitation of `invited` was made:
+        an old link does not let them back in."""
+        groups_turn(self.pk)
+        removed = Removal.objects.filter(group=self, user=user)
+        if invited is not None and removed.filter(at__gt=invited).exists():
+            raise ValidationError(
+                f"An owner of {self} took you out of the group after this invitation was "
+                "made. Ask one of them for a new invitation."
+            )
+        removed.delete()
+        return Membership.objects.get_or_create(group=self, user=user, defaults={"role": role})
+
+    @transaction.atomic
+    def remove(self, user) -> None:
+        """An owner takes `user` out of the group: gone at once, and the invitations made
+        before do not let them back in (`join`)."""
+        self.set_role(user, None)
+        Removal.objects.update_or_create(group=self, user=user, defaults={"at": timezone.now()})
+
+
+class Removal(models.Model):
+    """When an owner took a member out of a group (not one who left)."""
+
+    group = models.ForeignKey(Group, models.CASCADE, related_name="+")
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, models.CASCADE, related_name="+")
+    at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["group", "user"], name="removal_unique")]
+
+    def __str__(self) -> str:
+        return f"{self.user} taken out of {self.group}"
+
+    def get_absolute_url(self) -> str:
+        return self.group.get_absolute_url()
+
+
+class Membership(models.Model):
+    group = models.ForeignKey(Group, models.CASCADE, related_name="memberships")
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, models.CASCADE, related_name="memberships")
+    role = models.CharField(max_length=8, choices=Role.choices)
+    # "This is me": the player this member is at the group's table.
+    player = models.ForeignKey(
+        "Player", models.SET_NULL, null=True, blank=True, related_name="memberships"
+    )
+    created = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["group", "created", "pk"]
+        constraints = [
+            models.UniqueConstraint(fields=["group", "user"], name="membership_unique"),
+            models.UniqueConstraint(
+                fields=["group", "player"],
+                condition=Q(player__isnull=False),
+                name="membership_player_unique",
+            ),
+            models.CheckConstraint(condition=Q(role__in=Role.values), name="membership_role_known"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.user} in {self.group} ({self.role})"
+
+    def get_absolute_url(self) -> str:
+        return self.group.get_absolute_url()
+
+
+# What a page over a group reads first: the user's memberships with their groups (the role,
+# the group's version, the switch between groups) and the player or night it shows. Django's
+# building of these queries costs many times their running (bench/records_bench.py): they are
+# written out, and their rows made into instances as the ORM would load them.
+
+
+def memberships_of(user_id: int) -> list[Membership]:
+    """The user's memberships, each with its group, in the order of the groups' names."""
+    sql = (
+        f"SELECT {column_list(Membership, 'm')}, {column_list(Group, 'g')} FROM games_membership m "
+        "JOIN games_group g ON g.id = m.group_id WHERE m.user_id = %s ORDER BY g.name, g.id"
+    )
+    width = len(Membership._meta.concrete_fields)
+    found = []
+    for row in fetch(sql, user_id):
+        member = loaded(Membership, row[:width])
+        member.group = loaded(Group, row[width:])
+        found.append(member)
+    return found
+
+
+def row_of(model, pk: int):
+    """The row of `model` (a player, a night) of this id, with its own columns only, or None."""
+    rows = fetch(
+        f"SELECT {column_list(model, 't')} FROM {model._meta.db_table} t WHERE t.id = %s", pk
+    )
+    return loaded(model, rows[0]) if rows else None
+
+
+def new_invite_token() -> str:
+    return secrets.token_urlsafe(16)
+
+
+class InviteQuerySet(models.QuerySet["Invite"]):
+    def open(self):
+        """Invitations that still work: not withdrawn, and made within INVITE_DAYS."""
+        since = timezone.now() - timedelta(days=INVITE_DAYS)
+        return self.filter(withdrawn__isnull=True, created__gt=since)
+
+
+class Invite(models.Model):
+    """A link that lets whoever opens it join the group with its role."""
+
+    group = models.ForeignKey(Group, models.CASCADE, related_name="invites")
+    token = models.CharField(max_length=32, unique=True, default=new_invite_token)
+    role = models.CharField(
+        max_length=8, choices=[(Role.SCORER, "Scorer"), (Role.VIEWER, "Viewer")]
+    )
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, models.SET_NULL, null=True, related_name="+"
+    )
+    created = models.DateTimeField(auto_now_add=True)
+    withdrawn = models.DateTimeField(null=True, blank=True)
+
+    objects = InviteQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["-created"]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(role__in=[Role.SCORER, Role.VIEWER]), name="invite_role_known"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"Invitation to {self.group} as {self.role}"
+
+    def get_absolute_url(self) -> str:
+        return reverse("games:join", args=[self.token])
+
+    @property
+    def expires(self):
+        return self.created + timedelta(days=INVITE_DAYS)

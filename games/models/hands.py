@@ -1,0 +1,290 @@
+"""The hands of a match (`Hand`, `Play`), the engine's verdict on them, and the match's change log
+(`Change`)."""
+
+from __future__ import annotations
+
+from dataclasses import asdict
+from typing import TYPE_CHECKING
+
+from django.conf import settings
+from django.db import connection, models
+from django.db.models import Q
+from django.urls import reverse
+from django.utils import timezone
+
+from games import matchfile, rules, words
+
+if TYPE_CHECKING:
+    from games.models.matches import Match
+
+
+# What a hand's row keeps of the engine's verdict on it (see `hand_verdict`).
+VERDICT_COLUMNS = ("dealer", "scores", "sets")
+
+
+def hands_from_rows(rows, names) -> list[rules.Hand]:
+    """The engine's hands from rows of `HANDS_SQL`, ordered by number; `names` in seat
+    order (the rows name the maker and the players by seat)."""
+    hands: dict[int, dict] = {}
+    for number, upcard, trump, maker, bid, passed, who, dropped, tricks, *_ in rows:
+        hand = hands.setdefault(
+            number,
+            {
+                "upcard": upcard,
+                "trump": trump or None,
+                "maker": None if maker is None else names[maker],
+                "bid": bid,
+                "passed": bool(passed),
+                "dropped": [],
+                "tricks": {},
+            },
+        )
+        if who is None:
+            continue
+        if dropped:
+            hand["dropped"].append(names[who])
+        else:
+            hand["tricks"][names[who]] = tricks
+    seat = {name: i for i, name in enumerate(names)}
+    return [
+        rules.Hand(**{**h, "dropped": tuple(sorted(h["dropped"], key=lambda n: seat.get(n, 9)))})
+        for h in hands.values()
+    ]
+
+
+def verdict(
+    start: rules.MatchState,
+    state: rules.MatchState,
+    results: list[rules.HandResult],
+    stakes: rules.Stakes,
+) -> list[dict]:
+    """Each seat's part in the engine's verdict on a match, as `Result` fields, in seat order."""
+    _, net = rules.settle(state, stakes)
+    tallies = rules.tallies(start, results)
+    return [
+        {
+            "seat": seat,
+            "score": state.scores[name],
+            "won": name in state.winners,
+            "net_cents": net.get(name, 0),
+            "short": state.sets[name],
+            **asdict(tallies[name]),
+        }
+        for seat, name in enumerate(state.players)
+    ]
+
+
+def hand_verdict(names, result: rules.HandResult) -> dict:
+    """A hand's part in the engine's verdict, as `Hand` fields: who dealt it and, after it,
+    every seat's score and the hands each has fallen short, in seat order."""
+    return {
+        "dealer": names.index(result.dealer),
+        "scores": [result.scores[name] for name in names],
+        "sets": [result.sets[name] for name in names],
+    }
+
+
+def write_hand_verdicts(rows, names, results: list[rules.HandResult]) -> None:
+    """Write the engine's verdict on each of these stored hands (`Hand` rows)."""
+    for row in rows:
+        for column, value in hand_verdict(names, results[row.number - 1]).items():
+            setattr(row, column, value)
+    if rows:
+        type(rows[0]).objects.bulk_update(rows, VERDICT_COLUMNS)
+
+
+# rules.SUITS as choices, named as the app says them ("♣ Clubs").
+SUIT_CHOICES = [(s, words.suit_label(s)) for s in rules.SUITS]
+
+
+class Hand(models.Model):
+    match = models.ForeignKey("Match", models.CASCADE, related_name="hands")
+    number = models.PositiveSmallIntegerField()
+    upcard = models.CharField(max_length=8, choices=SUIT_CHOICES)
+    # Blank where the rules give the trump (a turned automatic suit); "none" for no trump.
+    trump = models.CharField(
+        max_length=8, blank=True, choices=[*SUIT_CHOICES, (rules.NO_TRUMP, "No trump")]
+    )
+    maker = models.ForeignKey("Player", models.RESTRICT, null=True, blank=True, related_name="+")
+    bid = models.PositiveSmallIntegerField(null=True, blank=True)
+    passed = models.BooleanField(default=False, help_text="everybody passed and it was redealt")
+    created = models.DateTimeField(auto_now_add=True)
+    # The engine's verdict on the hand (`hand_verdict`), written with it by `Match._store()`:
+    # a page reads the match before a hand from the one before it, not by folding the match.
+    dealer = models.PositiveSmallIntegerField(null=True, blank=True, help_text="seat, from 0")
+    scores = models.JSONField(null=True, blank=True, help_text="every seat's score after it")
+    sets = models.JSONField(
+        null=True, blank=True, help_text="the hands every seat has fallen short, after it"
+    )
+
+    class Meta:
+        ordering = ["match", "number"]
+        constraints = [
+            models.UniqueConstraint(fields=["match", "number"], name="hand_number_unique"),
+            models.CheckConstraint(condition=Q(number__gte=1), name="hand_number_from_1"),
+            models.CheckConstraint(
+                condition=Q(bid__isnull=True) | Q(bid__gte=1, bid__lte=rules.TRICKS),
+                name="hand_bid_range",
+            ),
+            models.CheckConstraint(
+                condition=Q(passed=False) | Q(maker__isnull=True, bid__isnull=True, trump=""),
+                name="hand_passed_is_bare",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"Hand {self.number}"
+
+    def get_absolute_url(self) -> str:
+        return reverse("games:hand_edit", args=[self.match_id, self.number])
+
+    def to_rules(self, plays=None) -> rules.Hand:
+        """The hand for the engine; `plays`, when given, replace the stored players' parts."""
+        plays = list(self.plays.all()) if plays is None else plays
+        return rules.Hand(
+            upcard=self.upcard,
+            trump=self.trump or None,
+            maker=self.maker.name if self.maker else None,
+            bid=self.bid,
+            dropped=tuple(p.player.name for p in plays if p.dropped),
+            tricks={p.player.name: p.tricks for p in plays if not p.dropped},
+            passed=self.passed,
+        )
+
+    @staticmethod
+    def store_all(match: Match, hands: list[tuple[int, rules.Hand, dict]], players: dict):
+        """Write these (number, hand, verdict) rows, the verdict as `hand_verdict()` gives it,
+        in three statements however many there are (the hands, their ids, their plays): a
+        thousand hands imported cost no more a hand than one saved. Plain SQL: building a
+        model instance and its compiled insert took far longer than the database's write."""
+        if not hands:
+            return
+        created = connection.ops.adapt_datetimefield_value(timezone.now())
+        scores, sets = Hand._meta.get_field("scores"), Hand._meta.get_field("sets")
+        with connection.cursor() as cursor:
+            cursor.executemany(
+                "INSERT INTO games_hand (match_id, number, upcard, trump, maker_id, bid, passed,"
+                " created, dealer, scores, sets) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s,"
+                " %s, %s)",
+                [
+                    (
+                        match.pk,
+                        number,
+                        hand.upcard,
+                        hand.trump or "",
+                        players[hand.maker].pk if hand.maker else None,
+                        hand.bid,
+                        hand.passed,
+                        created,
+                        verdict["dealer"],
+                        scores.get_db_prep_save(verdict["scores"], connection),
+                        sets.get_db_prep_save(verdict["sets"], connection),
+                    )
+                    for number, hand, verdict in hands
+                ],
+            )
+            cursor.execute(
+                "SELECT number, id FROM games_hand WHERE match_id = %s AND number >= %s",
+                [match.pk, min(number for number, _, _ in hands)],
+            )
+            ids = dict(cursor.fetchall())
+            cursor.executemany(
+                "INSERT INTO games_play (hand_id, player_id, dropped, tricks)"
+                " VALUES (%s, %s, %s, %s)",
+                [
+                    play
+                    for number, hand, _ in hands
+                    for play in [
+                        *((ids[number], players[n].pk, True, None) for n in hand.dropped),
+                        *((ids[number], players[n].pk, False, t) for n, t in hand.tricks.items()),
+                    ]
+                ],
+            )
+
+
+class Play(models.Model):
+    """One player's part in a hand: dropped out, or played and took some tricks."""
+
+    hand = models.ForeignKey(Hand, models.CASCADE, related_name="plays")
+    player = models.ForeignKey("Player", models.RESTRICT, related_name="plays")
+    dropped = models.BooleanField(default=False)
+    tricks = models.PositiveSmallIntegerField(null=True, blank=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["hand", "player"], name="play_player_unique"),
+            models.CheckConstraint(
+                condition=Q(dropped=True, tricks__isnull=True)
+                | Q(dropped=False, tricks__isnull=False, tricks__gte=0, tricks__lte=rules.TRICKS),
+                name="play_tricks_range",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.player}: {'dropped' if self.dropped else self.tricks}"
+
+    def get_absolute_url(self) -> str:
+        return self.hand.get_absolute_url()
+
+
+class Change(models.Model):
+    """One write to a match, for its change log: who, when and what (the hands as the
+    match file writes them, so that an undo never loses what was entered)."""
+
+    class Kind(models.TextChoices):
+        STARTED = "started", "started"
+        SAVED = "saved", "saved"
+        EDITED = "edited", "edited"
+        UNDONE = "undone", "undone"
+
+    match = models.ForeignKey("Match", models.CASCADE, related_name="changes")
+    kind = models.CharField(max_length=8, choices=Kind.choices)
+    number = models.PositiveSmallIntegerField(help_text="the hand; for a start, the hands it had")
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, models.SET_NULL, null=True, blank=True, related_name="+"
+    )
+    # Who, as they were called then: the log outlives a renamed or deleted account.
+    by = models.CharField(max_length=150, blank=True)
+    at = models.DateTimeField(default=timezone.now)
+    before = models.JSONField(null=True, blank=True)
+    after = models.JSONField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-at", "-pk"]
+        indexes = [models.Index(fields=["match", "number"], name="change_match_number")]
+
+    def __str__(self) -> str:
+        return f"Hand {self.number} {self.kind} by {self.by or 'somebody'}"
+
+    def get_absolute_url(self) -> str:
+        return reverse("games:match_log", args=[self.match_id])
+
+    @classmethod
+    def note(cls, match: Match, by, kind: str, number: int, before=None, after=None) -> Change:
+        user = by if by is not None and by.is_authenticated else None
+        return cls.objects.create(
+            match=match,
+            kind=kind,
+            number=number,
+            user=user,
+            by=user.get_username() if user else "",
+            before=None if before is None else matchfile.dump_hand(before),
+            after=None if after is None else matchfile.dump_hand(after),
+        )
+
+    @classmethod
+    def who(cls, match: Match, kind: str, first: int, last: int) -> list[str]:
+        """Who last did `kind` to each of hands `first` to `last`, each name once."""
+        rows = cls.objects.filter(match=match, kind=kind, number__range=(first, last))
+        latest: dict[int, str] = {}
+        for number, by in rows.order_by("at", "pk").values_list("number", "by"):
+            latest[number] = by
+        return list(dict.fromkeys(name for _, name in sorted(latest.items()) if name))
+
+    @classmethod
+    def authors(cls, match: Match, numbers: list[int]) -> dict[int, Change]:
+        """The last save or edit of each of these hands: who wrote the hand as it stands."""
+        rows = cls.objects.filter(
+            match=match, number__in=numbers, kind__in=[cls.Kind.SAVED, cls.Kind.EDITED]
+        ).order_by("at", "pk")
+        return {row.number: row for row in rows.only("number", "kind", "by", "at")}

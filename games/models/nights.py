@@ -1,0 +1,303 @@
+"""Card nights: the matches of one evening, and how a night or a group settles up."""
+
+from __future__ import annotations
+
+import hashlib
+from collections import Counter
+from dataclasses import dataclass
+from datetime import datetime, time, timedelta
+
+from django.core.exceptions import ValidationError
+from django.db import models, transaction
+from django.db.models import Exists, Min, OuterRef
+from django.urls import reverse
+from django.utils import timezone
+
+from games import rules, words
+from games.models.common import fetch, moment
+from games.models.groups import Group, groups_turn
+from games.models.ledger import Payment
+from games.models.results import net_of_halves
+
+# A night's nets: its players' stored sums of it, in the order of their first match, then by
+# name (`Night.settle_up`); what its payments add up to, from whom to whom (`paid_cents`); when
+# its first and last match began (`Night.span`).
+NIGHT_NETS_SQL = """
+    SELECT s.currency, p.name, s.net_high, s.net_low
+    FROM games_nightsum s JOIN games_player p ON p.id = s.player_id
+    WHERE s.night_id = %s
+    ORDER BY s.currency, s.started, p.name
+"""
+NIGHT_PAID_SQL = """
+    SELECT pay.currency, payer.name, payee.name, SUM(pay.amount_cents)
+    FROM games_payment pay
+    JOIN games_player payer ON payer.id = pay.payer_id
+    JOIN games_player payee ON payee.id = pay.payee_id
+    WHERE pay.night_id = %s
+    GROUP BY pay.currency, payer.name, payee.name
+"""
+# A group's payments recorded for no night, summed from whom to whom (`Night.paid_cents`);
+# its nights' nets, night by night in the order each began, in `NIGHT_NETS_SQL`'s order within
+# a night; what each night's own payments add up to.
+LOOSE_PAID_SQL = """
+    SELECT pay.currency, payer.name, payee.name, SUM(pay.amount_cents)
+    FROM games_payment pay
+    JOIN games_player payer ON payer.id = pay.payer_id
+    JOIN games_player payee ON payee.id = pay.payee_id
+    WHERE pay.group_id = %s AND pay.night_id IS NULL
+    GROUP BY pay.currency, payer.name, payee.name
+"""
+GROUP_NIGHT_NETS_SQL = """
+    SELECT s.night_id, s.currency, p.name, s.net_high, s.net_low, s.started
+    FROM games_nightsum s JOIN games_player p ON p.id = s.player_id
+    WHERE p.group_id = %s
+    ORDER BY s.night_id, s.currency, s.started, p.name
+"""
+GROUP_NIGHT_PAID_SQL = """
+    SELECT pay.night_id, pay.currency, payer.name, payee.name, SUM(pay.amount_cents)
+    FROM games_payment pay
+    JOIN games_player payer ON payer.id = pay.payer_id
+    JOIN games_player payee ON payee.id = pay.payee_id
+    WHERE pay.group_id = %s AND pay.night_id IS NOT NULL
+    GROUP BY pay.night_id, pay.currency, payer.name, payee.name
+"""
+# The night of a group's latest match, once one of its matches has finished (`Night.latest`).
+LATEST_NIGHT_SQL = """
+    SELECT * FROM games_night WHERE id = (
+        SELECT night_id FROM games_match WHERE group_id = %s
+        ORDER BY played_at DESC, id DESC LIMIT 1
+    ) AND EXISTS (
+        SELECT 1 FROM games_match WHERE night_id = games_night.id AND finished IS NOT NULL
+    )
+"""
+
+
+NIGHT_SPAN_SQL = "SELECT MIN(played_at), MAX(played_at) FROM games_match WHERE night_id = %s"
+
+
+# A match begun within this long of another one of the same group is settled with it.
+NIGHT_GAP = timedelta(hours=6)
+
+
+@dataclass(frozen=True)
+class SettleUp:
+    """A night's money in one currency: each player's net and the fewest payments."""
+
+    currency: str
+    net: dict[str, int]
+    transfers: list[rules.Payment]
+    fewest: bool = True  # False where too many owe or are owed to search (rules.settle_nets)
+
+    def key(self, payment: rules.Payment) -> str:
+        """Which transfer it is: of whom, to whom, in which currency (`payment_key`)."""
+        return payment_key(self.currency, payment.payer, payment.payee)
+
+    def covered(self, transfer: rules.Payment, paid: dict[str, int]) -> bool:
+        """A night's transfer counts as paid once the night's payments for it
+        (`Night.paid_cents`) cover all of it."""
+        return paid.get(self.key(transfer), 0) >= transfer.cents
+
+
+def payment_key(currency: str, payer: str, payee: str) -> str:
+    """A night's payments from `payer` to `payee` in `currency` pay its transfer of this key."""
+    return f"{currency}:{payer}:{payee}"
+
+
+class Night(models.Model):
+    """Matches settled together (docs/rules.md §11): those begun the same evening, a night
+    running past midnight included, unless the player moved one to another night."""
+
+    group = models.ForeignKey("Group", models.CASCADE, related_name="nights")
+    created = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self) -> str:
+        first = self.matches.order_by("played_at").values_list("played_at", flat=True).first()
+        return self.titled(first)
+
+    def get_absolute_url(self) -> str:
+        return reverse("games:night_detail", args=[self.pk])
+
+    def titled(self, first) -> str:
+        """Its title, its first match having begun at `first` (None: it has no match)."""
+        if first is None:
+            return "An empty night"
+        return Night.title(first, self._shares_its_day(first))
+
+    def _shares_its_day(self, first) -> bool:
+        """Whether another night of the group began on the local day this one began (`first`)
+        too: a night with a match that day and none before it. One query, which asks only of
+        the nights of that day, however many nights the group has (a restore of old undated
+        files makes as many nights as files, all in one day)."""
+        from games.models.matches import Match
+
+        day = timezone.localtime(first).date()
+        start = timezone.make_aware(datetime.combine(day, time.min))
+        end = timezone.make_aware(datetime.combine(day + timedelta(days=1), time.min))
+        that_day = Match.objects.filter(group=self.group_id, played_at__gte=start)
+        that_day = that_day.filter(played_at__lt=end).exclude(night=self.pk)
+        earlier = Match.objects.filter(night=OuterRef("pk"), played_at__lt=start)
+        others = Night.objects.filter(pk__in=that_day.values("night")).exclude(Exists(earlier))
+        return others.exists()
+
+    def started(self):
+        """The local date the night began: the first of its matches."""
+        first, _ = self.span()
+        return timezone.localtime(first).date() if first else None
+
+    def span(self) -> tuple[datetime | None, datetime | None]:
+        """When its first and its last match began (None, None without a match)."""
+        [(first, last)] = fetch(NIGHT_SPAN_SQL, self.pk)
+        return (moment(first), moment(last)) if first else (None, None)
+
+    @staticmethod
+    def title(first, with_hour: bool) -> str:
+        """ "The night of Tuesday 1 December 2026", and ", from 8:40 p.m." where another
+        night of the group began the same day, so that no two nights share a title."""
+        local = timezone.localtime(first)
+        title = f"The night of {local:%A %-d %B %Y}"
+        return f"{title}, from {words.clock(local)}" if with_hour else title
+
+    @staticmethod
+    def shared_days(group_id: int, firsts) -> set:
+        """Of the local days these nights began on, those on which another night of the group
+        began too (one query, over the days around them)."""
+        from games.models.matches import Match
+
+        if not firsts:
+            return set()
+        low, high = min(firsts) - timedelta(days=1), max(firsts) + timedelta(days=1)
+        # A night begun in that span has a match in it: only those nights are summed.
+        near = Match.objects.filter(group=group_id, played_at__range=(low, high))
+        starts = (
+            Night.objects.filter(pk__in=near.values("night_id"))
+            .annotate(first=Min("matches__played_at"))
+            .filter(first__range=(low, high))
+            .values_list("first", flat=True)
+        )
+        days = Counter(timezone.localtime(first).date() for first in starts)
+        return {day for day, nights in days.items() if nights > 1}
+
+    @classmethod
+    def latest(cls, group: Group) -> Night | None:
+        """The night of the group's latest match, as soon as one of its matches has finished."""
+        return next(iter(cls.objects.raw(LATEST_NIGHT_SQL, [group.pk])), None)
+
+    @classmethod
+    def around(cls, group, played_at) -> Night:
+        """The night of a match begun at `played_at`: that of the group's match begun closest
+        to it, within NIGHT_GAP, or else a new one."""
+        from games.models.matches import Match
+
+        near = Match.objects.filter(
+            group=group, played_at__range=(played_at - NIGHT_GAP, played_at + NIGHT_GAP)
+        )
+        before = near.filter(played_at__lte=played_at).order_by("-played_at")
+        after = near.filter(played_at__gt=played_at).order_by("played_at")
+        found = [
+            row
+            for row in (
+                before.values_list("played_at", "night_id").first(),
+                after.values_list("played_at", "night_id").first(),
+            )
+            if row
+        ]
+        if not found:
+            return cls.objects.create(group=group)
+        _, night = min(found, key=lambda row: abs(row[0] - played_at))
+        return cls.objects.get(pk=night)
+
+    def settle_up(self) -> list[SettleUp]:
+        """Each currency's nets over the night's finished matches played for money, from its
+        players' stored sums of it (`NightSum`), and the fewest transfers that settle them
+        (§11). Players come in the order of the first match they played, then by name; a
+        name is one person."""
+        nets: dict[str, dict[str, int]] = {}
+        for currency, name, high, low in fetch(NIGHT_NETS_SQL, self.pk):
+            nets.setdefault(currency, {})[name] = net_of_halves(high, low)
+        return [SettleUp(c, net, *rules.settle_nets(net)) for c, net in sorted(nets.items())]
+
+    @staticmethod
+    def fingerprint(settle_up: list[SettleUp]) -> str:
+        """The transfers as a page shows them: a mark from a page that showed others is
+        refused."""
+        text = "\n".join(f"{s.key(t)}:{t.cents}" for s in settle_up for t in s.transfers)
+        return hashlib.sha256(text.encode()).hexdigest()
+
+    def paid_cents(self) -> dict[str, int]:
+        """What has been paid of this night's transfers, by `SettleUp.key`: from whom, to
+        whom, in which currency. A transfer counts as paid when this covers it.
+
+        The payments recorded for the night count for it; so do those recorded for no night
+        (on the balances page: money that moved between two players), which pay the group's
+        nights' transfers from the same payer to the same payee, the earliest night first, as
+        far as what the night's own payments leave of each. So the night's page, its CSV, the
+        home page and the balances read the same payments the same way."""
+        paid = {payment_key(*key): int(cents) for *key, cents in fetch(NIGHT_PAID_SQL, self.pk)}
+        loose = {
+            payment_key(*key): int(cents) for *key, cents in fetch(LOOSE_PAID_SQL, self.group_id)
+        }
+        if not loose:
+            return paid
+        own: dict[tuple[int, str], int] = {}
+        for night, *whom, cents in fetch(GROUP_NIGHT_PAID_SQL, self.group_id):
+            own[night, payment_key(*whom)] = int(cents)
+        nights: dict[int, dict[str, dict[str, int]]] = {}
+        began: dict[int, datetime] = {}
+        for night, currency, name, high, low, at in fetch(GROUP_NIGHT_NETS_SQL, self.group_id):
+            nights.setdefault(night, {}).setdefault(currency, {})[name] = net_of_halves(high, low)
+            began[night] = min(began.get(night, at), at)
+        for night in sorted(nights, key=lambda night: (began[night], night)):
+            for currency, net in nights[night].items():
+                if not any(left for k, left in loose.items() if k.startswith(f"{currency}:")):
+                    continue  # nothing left to pay with: no need to search this one
+                for t in rules.settle_nets(net)[0]:
+                    key = payment_key(currency, t.payer, t.payee)
+                    take = min(loose.get(key, 0), max(0, t.cents - own.get((night, key), 0)))
+                    if take:
+                        loose[key] -= take
+                        if night == self.pk:
+                            paid[key] = paid.get(key, 0) + take
+            if night == self.pk:
+                break
+        return paid
+
+    def mark(self, key: str, paid: bool, fingerprint: str | None, by=None) -> bool:
+        """Mark a transfer of the night paid (a payment of what is left of it is recorded) or
+        not paid after all (the night's payments for it are removed), as seen on a page
+        showing the transfers `fingerprint` (None: from no page); False, and nothing changed,
+        if the transfers have changed since. Marking twice changes nothing more.
+        ValidationError if it can't be one payment."""
+        from games.models.players import Player
+
+        with transaction.atomic():
+            groups_turn(self.group_id)  # payments of a group are written in turns
+            settle_up = self.settle_up()
+            found = {s.key(t): (s, t) for s in settle_up for t in s.transfers}.get(key)
+            stale = fingerprint is not None and fingerprint != self.fingerprint(settle_up)
+            if stale or found is None:
+                return False
+            s, transfer = found
+            recorded = self.payments.filter(
+                currency=s.currency, payer__name=transfer.payer, payee__name=transfer.payee
+            )
+            if not paid:
+                recorded.delete()
+                if s.covered(transfer, self.paid_cents()):
+                    raise ValidationError(
+                        f"{transfer.payer}'s payment to {transfer.payee} was recorded on the "
+                        "balances page: remove it there if it was not made."
+                    )
+                return True
+            left = transfer.cents - self.paid_cents().get(key, 0)
+            if left > 0:
+                players = Player.objects.filter(group=self.group_id)
+                Payment.store(
+                    self.group_id,
+                    players.get(name=transfer.payer),
+                    players.get(name=transfer.payee),
+                    left,
+                    s.currency,
+                    by=by,
+                    night=self,
+                )
+            return True

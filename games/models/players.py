@@ -1,0 +1,161 @@
+"""The players of a group, by name, and what renaming or merging one moves."""
+
+from __future__ import annotations
+
+from django.core.exceptions import ValidationError
+from django.db import models, transaction
+from django.db.models import Q
+from django.urls import reverse
+from django.utils import timezone
+
+from games import rules, words
+from games.models.groups import groups_turn
+from games.models.hands import Hand, Play
+from games.models.ledger import Payment
+from games.models.matches import Match, Seat
+from games.models.results import Result
+from games.models.sums import recount_sums
+
+
+class Player(models.Model):
+    group = models.ForeignKey("Group", models.CASCADE, related_name="players")
+    name = models.CharField(max_length=rules.NAME_LENGTH)
+    created = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["name"]
+        constraints = [
+            models.UniqueConstraint(fields=["group", "name"], name="player_name_unique"),
+            models.CheckConstraint(condition=~Q(name=""), name="player_name_not_empty"),
+        ]
+
+    def __str__(self) -> str:
+        return self.name
+
+    def get_absolute_url(self) -> str:
+        return reverse("games:player_detail", args=[self.pk])
+
+    def get_matches_url(self) -> str:
+        return reverse("games:match_list") + f"?player={self.pk}"
+
+    def totals(self) -> dict:
+        """Matches played, finished and won, and money by currency, from their stored sums."""
+        summed = self.result_sums.summed()
+        counts = {name: summed.stats[name] for name in ("played", "finished", "won")}
+        return {**counts, "money": summed.money}
+
+    def clean(self):
+        """The admin's check: a name is one person, in whatever capitals and spaces."""
+        if self.group_id is None or not self.name:
+            return
+        players = Player.objects.filter(group=self.group_id).exclude(pk=self.pk)
+        other = same_person(players, self.name)
+        if other is not None:
+            message = f"There is already a player called {other.name}."
+            raise ValidationError({"name": message})
+
+    @transaction.atomic
+    def rename(self, name: str) -> None:
+        """A new spelling of their name in every match; the hands follow (they name players by
+        their row), so every match replays to the same scores. RuleError if it is taken."""
+        name = name.strip()
+        if not name:
+            raise rules.RuleError("bad_table", "A player needs a name.", "name")
+        if len(name) > rules.NAME_LENGTH:
+            raise rules.RuleError(
+                "bad_table", f"Keep a name to {rules.NAME_LENGTH} letters.", "name"
+            )
+        if not rules.plain_text(name):
+            raise rules.RuleError("bad_table", rules.PLAIN_NAME, "name")
+        # Renames and merges take turns, and their matches take no hand meanwhile.
+        groups_turn(self.group_id)
+        _matches_turn(Seat.objects.filter(player=self).values("match"))
+        _still_here(self)
+        other = same_person(Player.objects.filter(group=self.group_id).exclude(pk=self.pk), name)
+        if other is not None:
+            raise rules.RuleError(
+                "bad_table",
+                f"There is already a player called {other.name}. If that is the same person, "
+                "merge the two instead.",
+                "name",
+            )
+        self.name = name
+        self.save(update_fields=["name"])
+
+    @transaction.atomic
+    def merge(self, other: Player) -> int:
+        """Take `other` in as another spelling of this player: their seats, hands and results
+        become this player's and `other` is gone. Returns how many matches moved over.
+
+        Refused (RuleError) when both sat at one match: that match had two people.
+        """
+        if other.pk == self.pk or other.group_id != self.group_id:
+            raise rules.RuleError("bad_table", "Choose another of your players.", "other")
+        groups_turn(self.group_id)  # no new match takes `other` in meanwhile
+        _still_here(self, other)
+        # Their matches take no hand while they change hands (the write lock of `_store`).
+        locked = _matches_turn(Seat.objects.filter(player=other).values("match"))
+        both = Match.objects.filter(pk__in=locked, seats__player=self).order_by("played_at").first()
+        if both is not None:
+            local = timezone.localtime(both.played_at)
+            when = f"{local:%-d %B %Y}, {words.clock(local)}"
+            raise rules.RuleError(
+                "bad_table",
+                f"{self.name} and {other.name} both played in the match of {when}, so they "
+                "are two people: they can't be merged.",
+                "other",
+            )
+        between = Q(payer=self, payee=other) | Q(payer=other, payee=self)
+        if Payment.objects.filter(between).exists():
+            raise rules.RuleError(
+                "bad_table",
+                f"{self.name} and {other.name} paid each other, so they are two people: they "
+                "can't be merged.",
+                "other",
+            )
+        Payment.objects.filter(payer=other).update(payer=self)
+        Payment.objects.filter(payee=other).update(payee=self)
+        Seat.objects.filter(player=other).update(player=self)
+        Play.objects.filter(player=other).update(player=self)
+        Hand.objects.filter(maker=other).update(maker=self)
+        Result.objects.filter(player=other).update(player=self)
+        other.delete()  # and its sums with it
+        recount_sums([self.pk])
+        return len(locked)
+
+
+def same_person(players, name: str) -> Player | None:
+    """The player of `players` whose name is `name` as a person: in any capitals and spaces
+    (rules.name_key)."""
+    key = rules.name_key(name)
+    return next((p for p in players if rules.name_key(p.name) == key), None)
+
+
+def seat_players(group, names) -> list[Player]:
+    """The group's player for each name, in order: the one saved under that name in any
+    capitals and spaces (its first spelling kept), or a new one."""
+    saved = {rules.name_key(p.name): p for p in Player.objects.filter(group=group)}
+    return [
+        saved.get(rules.name_key(name)) or Player.objects.create(group=group, name=name)
+        for name in names
+    ]
+
+
+def _still_here(*players: Player) -> None:
+    """Refuse to change a player merged into another since the page was read (the group's
+    turn taken, none can go meanwhile)."""
+    here = set(Player.objects.filter(pk__in=[p.pk for p in players]).values_list("pk", flat=True))
+    for player in players:
+        if player.pk not in here:
+            raise rules.RuleError(
+                "bad_table", f"{player.name} was just merged into another player.", "other"
+            )
+
+
+def _matches_turn(matches) -> list[int]:
+    """Lock these matches' rows until the transaction ends, as a write to their hands does
+    (`Match._locked`), so that a rename or a merge and a save take turns; in the order of
+    their ids, so that two of them wait for each other rather than deadlock. (On SQLite the
+    IMMEDIATE transaction already does this.) Returns their ids."""
+    locked = Match.objects.select_for_update().filter(pk__in=matches).order_by("pk")
+    return list(locked.values_list("pk", flat=True))
