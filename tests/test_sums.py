@@ -388,8 +388,8 @@ def test_the_migration_sums_the_results_stored_before_it():
 def test_a_balance_s_workings_read_only_what_they_show_and_sum_up_the_rest(user):
     """The workings of every balance, as reading every night and every payment of the group
     would list them: the latest WORKINGS_SHOWN of each, newest first, the rest summed."""
-    from games import ledger_views
     from games.models import Payment
+    from games.views import ledger
 
     rnd = random.Random(5)
     group = Group.home(user)
@@ -413,8 +413,8 @@ def test_a_balance_s_workings_read_only_what_they_show_and_sum_up_the_rest(user)
             paid_at=paid_at,
         )
     balances = group.balances()
-    workings = ledger_views._workings(group, balances, people)
-    shown = ledger_views.WORKINGS_SHOWN
+    workings = ledger._workings(group, balances, people)
+    shown = ledger.WORKINGS_SHOWN
     nights = Result.objects.filter(match__group=group).nets_by_night()
     payments = group.payments.select_related("payer", "payee").order_by("-paid_at", "-pk")
     expected: dict = {}

@@ -20,7 +20,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 
 from games import access, rules
 from games.access import SignedInRequest
-from games.forms import _choices
+from games.forms import choice_field
 from games.models import (
     Group,
     Match,
@@ -33,8 +33,13 @@ from games.models import (
     Role,
     _net,
 )
-from games.record_views import _amount, _csv, _net_charts, stats_context
-from games.views import _cards
+from games.views.common import (
+    cards_of,
+    csv_download,
+    net_charts,
+    spreadsheet_amount,
+    stats_context,
+)
 from games.words import NOT_FEWEST, money
 
 # How many nights and payments a balance's workings list before summing up the earlier ones.
@@ -85,7 +90,7 @@ class PaymentForm(forms.Form):
         super().__init__(*args, **kwargs)
         self.players = players
         self.currencies = currencies
-        _choices(self, "currency").choices = [(c, c) for c in currencies]
+        choice_field(self, "currency").choices = [(c, c) for c in currencies]
         one_of = ", ".join(currencies) or "none yet"
         self.fields["currency"].error_messages |= {
             "required": f"Choose the currency: {one_of}.",
@@ -300,14 +305,14 @@ def balances_csv(request: SignedInRequest, pk: int) -> HttpResponse:
     """The balances as a night's settle-up CSV has its nets: a `net` row per player owing or
     owed, then a `pays` row per payment that settles them."""
     group = access.get(request, Group, pk=pk)
-    response, out = _csv(f"buck-euchre-balances-{timezone.localdate():%Y-%m-%d}.csv")
+    response, out = csv_download(f"buck-euchre-balances-{timezone.localdate():%Y-%m-%d}.csv")
     out.writerow(["currency", "row", "player", "to", "amount", "paid"])
     for s in group.balances():
         for name, cents in s.net.items():
             if cents:
-                out.writerow([s.currency, "net", name, "", _amount(cents), ""])
+                out.writerow([s.currency, "net", name, "", spreadsheet_amount(cents), ""])
         for t in s.transfers:
-            out.writerow([s.currency, "pays", t.payer, t.payee, _amount(t.cents), ""])
+            out.writerow([s.currency, "pays", t.payer, t.payee, spreadsheet_amount(t.cents), ""])
     return response
 
 
@@ -347,11 +352,11 @@ def me(request: SignedInRequest) -> HttpResponse:
     )
     page = Paginator(matches, 20).get_page(request.GET.get("page"))
     group_names = dict(page.object_list)  # a match deleted meanwhile has no card
-    cards = [{**c, "group_name": group_names[c["pk"]]} for c in _cards(list(group_names))]
+    cards = [{**c, "group_name": group_names[c["pk"]]} for c in cards_of(list(group_names))]
     context = {
         "groups": groups,
         **stats_context(summed),
-        "charts": _net_charts(request.user.get_username(), [p.pk for p in players if p], summed),
+        "charts": net_charts(request.user.get_username(), [p.pk for p in players if p], summed),
         "page": page,
         "cards": cards,
         "others": Membership.objects.filter(user=request.user, player__isnull=True)

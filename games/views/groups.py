@@ -27,7 +27,12 @@ from games.models import (
     Membership,
     Role,
 )
-from games.views import _clock, _qr, _switch, _when
+from games.views.common import (
+    clock,
+    day_and_clock,
+    group_switch,
+    qr,
+)
 from games.words import SUIT_SYMBOLS
 
 REMOVE = "remove"
@@ -83,7 +88,7 @@ def _detail(request: SignedInRequest, group: Group, status: int = 200, **more) -
     if role.allows(Role.OWNER):
         for invite in group.invites.open():
             url = request.build_absolute_uri(invite.get_absolute_url())
-            invites.append({"invite": invite, "url": url, "qr": _qr(url)})
+            invites.append({"invite": invite, "url": url, "qr": qr(url)})
     mine = next((m for m in members if m.user_id == request.user.pk), None)
     context = {
         "group": group,
@@ -291,7 +296,7 @@ def player_list(request: SignedInRequest) -> HttpResponse:
         .values_list("player", flat=True)
         .first()
     )
-    context = {"group": group, "groups": _switch(request, group), "players": players, "me": me}
+    context = {"group": group, "groups": group_switch(request, group), "players": players, "me": me}
     return render(request, "games/player_list.html", context)
 
 
@@ -371,7 +376,7 @@ def match_log(request: SignedInRequest, pk: int) -> HttpResponse:
     today = timezone.localdate()
     changes = [
         {
-            "when": _clock(c.at) if timezone.localdate(c.at) == today else _when(c.at),
+            "when": clock(c.at) if timezone.localdate(c.at) == today else day_and_clock(c.at),
             "at": c.at,
             "who": c.by or "somebody",
             "what": _log_line(c),
