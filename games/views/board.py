@@ -34,7 +34,6 @@ from games.forms import HandForm, WriteForm
 from games.models import MAX_HANDS, Change, Match, Role, Stale
 from games.views.common import (
     clock,
-    get_match,
     partial,
     qr,
 )
@@ -147,7 +146,7 @@ def _read_together(request: SignedInRequest, match: Match, read: Callable[[Match
     for _ in range(3):
         if not match.moved_on():
             break
-        match = access.checked(request, Match.objects.one(match.pk))
+        match = access.get_match(request, match.pk)
         result = read(match)
     return match, result
 
@@ -287,7 +286,7 @@ def _stale_board(
     form says what is wrong with it, and the player can fix it or discard it.
     """
     match, replayed = _read_together(
-        request, get_match(request, pk), lambda m: m.replay_latest(HISTORY_SHOWN)
+        request, access.get_match(request, pk), lambda m: m.replay_latest(HISTORY_SHOWN)
     )
     state = replayed[0]
     notice = _what_changed(request, match, before, state.hands) + tail
@@ -318,7 +317,7 @@ def _stale_board(
 def match_detail(request: SignedInRequest, pk: int) -> HttpResponse:
     if _unchanged(request, Match.objects.filter(pk=pk, group__memberships__user=request.user)):
         return HttpResponse(status=204)
-    return _board(request, get_match(request, pk))
+    return _board(request, access.get_match(request, pk))
 
 
 @require_http_methods(["GET"])
@@ -355,7 +354,7 @@ def match_shared(request: HtmxRequest, token: str) -> HttpResponse:
 @login_required
 @require_POST
 def match_share(request: SignedInRequest, pk: int) -> HttpResponse:
-    match = get_match(request, pk, Role.SCORER)
+    match = access.get_match(request, pk, Role.SCORER)
     match.new_share_link()
     messages.info(request, "A new link to the board; the old one no longer works.")
     return redirect(match.get_absolute_url() + "#share")
@@ -365,7 +364,7 @@ def match_share(request: SignedInRequest, pk: int) -> HttpResponse:
 @require_POST
 @vary_on_headers("HX-Request")
 def hand_create(request: SignedInRequest, pk: int) -> HttpResponse:
-    match = get_match(request, pk, Role.SCORER)
+    match = access.get_match(request, pk, Role.SCORER)
     number, version = WriteForm(request.POST).read()
     before = None if number is None else match.state_before(number)
     if number is None or before is None:
@@ -397,7 +396,7 @@ def hand_check(request: SignedInRequest, pk: int, number: int | None = None) -> 
 
     Without `number` it is the next hand, and never turns into an edit of a stored one.
     """
-    match = get_match(request, pk, Role.SCORER)
+    match = access.get_match(request, pk, Role.SCORER)
     sent, version = WriteForm(request.POST).read()
     if version != match.version:
         if number is not None:
@@ -442,7 +441,7 @@ def _stale_edit(request: SignedInRequest, pk: int, number: int) -> HttpResponse:
     """409 for an edit from an out-of-date page: the change is kept, on today's match (where
     the hand was undone meanwhile, on the board as the next hand); where the match was won
     meanwhile, the board says so."""
-    match = get_match(request, pk)
+    match = access.get_match(request, pk)
     state, hand = match.state_before(number) or (None, None)
     if hand is None and not match.finished:
         # Undone: what was typed is kept on the board, offered as the next hand.
@@ -473,7 +472,7 @@ def _stale_edit(request: SignedInRequest, pk: int, number: int) -> HttpResponse:
 @require_http_methods(["GET", "POST"])
 @vary_on_headers("HX-Request")
 def hand_edit(request: SignedInRequest, pk: int, number: int) -> HttpResponse:
-    match = get_match(request, pk, Role.SCORER)
+    match = access.get_match(request, pk, Role.SCORER)
     state, hand = match.state_before(number) or (None, None)
     if request.method == "GET":
         if state is None or hand is None or match.finished:
@@ -515,7 +514,7 @@ def hand_edit(request: SignedInRequest, pk: int, number: int) -> HttpResponse:
 @require_POST
 @vary_on_headers("HX-Request")
 def hand_undo(request: SignedInRequest, pk: int) -> HttpResponse:
-    match = get_match(request, pk, Role.SCORER)
+    match = access.get_match(request, pk, Role.SCORER)
     number, version = WriteForm(request.POST).read()
     try:
         undone = number is not None and match.undo_hand(number, version, by=request.user)
@@ -524,14 +523,14 @@ def hand_undo(request: SignedInRequest, pk: int) -> HttpResponse:
     if undone and not request.htmx:  # with htmx the board itself shows it, and at once
         messages.info(request, f"Hand {number} undone.")
     if request.htmx:
-        return _board(request, get_match(request, pk))
+        return _board(request, access.get_match(request, pk))
     return redirect(match)
 
 
 @login_required
 @require_http_methods(["GET", "POST"])
 def match_delete(request: SignedInRequest, pk: int) -> HttpResponse:
-    match = get_match(request, pk, Role.OWNER)
+    match = access.get_match(request, pk, Role.OWNER)
     if request.method == "POST":
         match.remove()
         messages.info(request, "The match was deleted.")

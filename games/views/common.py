@@ -10,7 +10,7 @@ from collections.abc import Callable
 from decimal import Decimal
 
 import segno
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpResponse
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.http import content_disposition_header
@@ -22,7 +22,6 @@ from games.charts import line_chart
 from games.models import (
     Group,
     Match,
-    Role,
     Summed,
     running_money,
 )
@@ -33,10 +32,6 @@ def partial(request: HtmxRequest, template: str, partial: str) -> str:
     if request.htmx and not request.htmx.history_restore_request:
         return f"{template}#{partial}"
     return template
-
-
-def get_match(request: HttpRequest, pk: int, needed: Role = Role.VIEWER) -> Match:
-    return access.checked(request, Match.objects.one(pk), needed)
 
 
 def clock(moment) -> str:

@@ -77,10 +77,6 @@ class MemberForm(forms.Form):
     )
 
 
-def _group(request: HttpRequest, pk: int, needed: Role = Role.VIEWER) -> Group:
-    return access.get(request, Group, needed, pk=pk)
-
-
 def _detail(request: SignedInRequest, group: Group, status: int = 200, **more) -> HttpResponse:
     role = access.require(request, group.pk)
     members = group.memberships.select_related("user", "player").order_by("created", "pk")
@@ -137,13 +133,13 @@ def group_create(request: SignedInRequest) -> HttpResponse:
 @login_required
 @require_http_methods(["GET"])
 def group_detail(request: SignedInRequest, pk: int) -> HttpResponse:
-    return _detail(request, _group(request, pk))
+    return _detail(request, access.get(request, Group, pk=pk))
 
 
 @login_required
 @require_POST
 def group_rename(request: SignedInRequest, pk: int) -> HttpResponse:
-    group = _group(request, pk, Role.OWNER)
+    group = access.get(request, Group, Role.OWNER, pk=pk)
     form = GroupForm(request.POST)
     if not form.is_valid():
         return _detail(request, group, name_form=form)
@@ -158,7 +154,7 @@ def group_rename(request: SignedInRequest, pk: int) -> HttpResponse:
 @login_required
 @require_http_methods(["GET", "POST"])
 def group_delete(request: SignedInRequest, pk: int) -> HttpResponse:
-    group = _group(request, pk, Role.OWNER)
+    group = access.get(request, Group, Role.OWNER, pk=pk)
     if request.method == "POST":
         name = str(group)
         group.delete()  # its players, matches and nights go with it
@@ -171,7 +167,7 @@ def group_delete(request: SignedInRequest, pk: int) -> HttpResponse:
 @login_required
 @require_POST
 def invite_create(request: SignedInRequest, pk: int) -> HttpResponse:
-    group = _group(request, pk, Role.OWNER)
+    group = access.get(request, Group, Role.OWNER, pk=pk)
     form = InviteForm(request.POST)
     if not form.is_valid():
         return _detail(request, group, invite_form=form)
@@ -185,7 +181,7 @@ def invite_create(request: SignedInRequest, pk: int) -> HttpResponse:
 @login_required
 @require_POST
 def invite_withdraw(request: SignedInRequest, pk: int, invite: int) -> HttpResponse:
-    group = _group(request, pk, Role.OWNER)
+    group = access.get(request, Group, Role.OWNER, pk=pk)
     found = get_object_or_404(Invite, pk=invite, group=group)
     Invite.objects.filter(pk=found.pk, withdrawn__isnull=True).update(withdrawn=timezone.now())
     messages.info(request, "The invitation was withdrawn: its link no longer works.")
@@ -220,7 +216,7 @@ def join(request: HttpRequest, token: str) -> HttpResponse:
 @require_POST
 def group_members(request: SignedInRequest, pk: int) -> HttpResponse:
     """Change a member's role, or remove them (owners only)."""
-    group = _group(request, pk, Role.OWNER)
+    group = access.get(request, Group, Role.OWNER, pk=pk)
     form = MemberForm(request.POST)
     if not form.is_valid():
         return _detail(request, group, member_error=" ".join(_errors(form)))
@@ -253,7 +249,7 @@ def _errors(form: forms.Form) -> list[str]:
 @login_required
 @require_POST
 def group_leave(request: SignedInRequest, pk: int) -> HttpResponse:
-    group = _group(request, pk)
+    group = access.get(request, Group, pk=pk)
     try:
         group.set_role(request.user, None)
     except ValidationError as e:
@@ -268,7 +264,7 @@ def group_leave(request: SignedInRequest, pk: int) -> HttpResponse:
 @require_POST
 def group_me(request: SignedInRequest, pk: int) -> HttpResponse:
     """ "This is me": the member says which player of the group they are, or undoes it."""
-    group = _group(request, pk)
+    group = access.get(request, Group, pk=pk)
     field = forms.ModelChoiceField(group.players.all(), required=False)
     try:
         player = field.clean(request.POST.get("player"))

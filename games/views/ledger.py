@@ -198,7 +198,7 @@ def _workings(group: Group, balances, players: list[Player]) -> dict[tuple[str, 
 def _balances_page(
     request: SignedInRequest, group: Group, form=None, notice=None, status=200
 ) -> HttpResponse:
-    can_score = access.require(request, group.pk).allows(Role.SCORER)
+    can_score = access.may(request, group, Role.SCORER)
     version = group.payments.version()  # read first: the page is never newer than this
     balances = group.balances()
     players = list(group.players.order_by("name"))

@@ -24,7 +24,6 @@ from games.forms import MatchForm
 from games.models import Group, Match, Night, Player, Role
 from games.views.common import (
     cards_of,
-    get_match,
     group_switch,
     partial,
 )
@@ -85,7 +84,7 @@ def home(request: SignedInRequest) -> HttpResponse:
         {
             "group": group,
             "groups": group_switch(request, group),
-            "can_score": access.require(request, group.pk).allows(Role.SCORER),
+            "can_score": access.may(request, group, Role.SCORER),
             **regions.region(request, group, "home", (), draw),
         },
     )
@@ -93,7 +92,7 @@ def home(request: SignedInRequest) -> HttpResponse:
 
 def _scoring_groups(request: SignedInRequest):
     return Group.objects.filter(
-        memberships__user=request.user, memberships__role__in=[Role.SCORER, Role.OWNER]
+        memberships__user=request.user, memberships__role__in=access.roles_allowing(Role.SCORER)
     )
 
 
@@ -109,7 +108,7 @@ def _group_to_write(request: SignedInRequest) -> Group:
         access.require(request, pk, Role.SCORER)
         return Group.objects.get(pk=pk)
     group = access.picked(request)
-    if not access.require(request, group.pk).allows(Role.SCORER):
+    if not access.may(request, group, Role.SCORER):
         group = _scoring_groups(request).first() or group
     access.require(request, group.pk, Role.SCORER)
     return group
@@ -221,7 +220,7 @@ def _move_up(sent: QueryDict, seat: str) -> QueryDict:
 @login_required
 @require_POST
 def match_rematch(request: SignedInRequest, pk: int) -> HttpResponse:
-    old = get_match(request, pk, Role.SCORER)
+    old = access.get_match(request, pk, Role.SCORER)
     before = old.state_before(old.hands_played + 1)  # the next dealer deals the rematch
     if before is None:  # hands undone since the match was read
         return redirect(old)
@@ -255,7 +254,7 @@ def match_list(request: SignedInRequest) -> HttpResponse:
         group = player.group
     else:
         group = access.picked(request)
-    can_score = access.require(request, group.pk).allows(Role.SCORER)
+    can_score = access.may(request, group, Role.SCORER)
     number = request.GET.get("page")
 
     def draw():
@@ -293,7 +292,7 @@ def match_list(request: SignedInRequest) -> HttpResponse:
 
 @login_required
 def match_export(request: SignedInRequest, pk: int) -> HttpResponse:
-    match = get_match(request, pk)
+    match = access.get_match(request, pk)
     response = HttpResponse(matchfile.dumps(match.to_file()), content_type="application/json")
     response["Content-Disposition"] = f'attachment; filename="{match.file_name()}"'
     return response

@@ -11,7 +11,7 @@ from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
 from django.core.paginator import Paginator
 from django.db.models import Count, Min
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils import timezone
@@ -33,10 +33,6 @@ from games.views.common import (
 )
 
 # --- Nights ---------------------------------------------------------------------------------
-
-
-def _get_night(request: HttpRequest, pk: int, needed: Role = Role.VIEWER) -> Night:
-    return access.get(request, Night, needed, pk=pk)
 
 
 def _workings(matches: list[Match]) -> dict[tuple[str, str], list[dict]]:
@@ -142,7 +138,7 @@ def _night_context(night: Night, can_score: bool) -> dict:
 @vary_on_headers("HX-Request")
 def night_detail(request: SignedInRequest, pk: int) -> HttpResponse:
     night = access.get_of_group(request, Night, pk)
-    can_score = access.require(request, night.group_id).allows(Role.SCORER)
+    can_score = access.may(request, night, Role.SCORER)
     template = partial(request, "games/night_detail.html", "settle-up")
     if template.endswith("#settle-up"):
         return render(request, template, _night_context(night, can_score))
@@ -167,7 +163,7 @@ def night_detail(request: SignedInRequest, pk: int) -> HttpResponse:
 @vary_on_headers("HX-Request")
 def night_paid(request: SignedInRequest, pk: int) -> HttpResponse:
     """Mark a payment of the night paid, or not paid after all."""
-    night = _get_night(request, pk, Role.SCORER)
+    night = access.get(request, Night, Role.SCORER, pk=pk)
     key, seen = request.POST.get("key", ""), request.POST.get("fingerprint")
     notice = None
     try:
@@ -180,7 +176,7 @@ def night_paid(request: SignedInRequest, pk: int) -> HttpResponse:
         if notice:
             messages.warning(request, notice)
         return redirect(night.get_absolute_url() + "#settle-up")
-    night = _get_night(request, pk)
+    night = access.get(request, Night, pk=pk)
     matches = list(night.matches.order_by("played_at", "pk").with_results())
     context = {**_settle_up_context(night, matches), "notice": notice, "can_score": True}
     return render(request, "games/night_detail.html#settle-up", context)
@@ -250,7 +246,7 @@ def night_list(request: SignedInRequest) -> HttpResponse:
 @require_http_methods(["GET"])
 def night_csv(request: SignedInRequest, pk: int) -> HttpResponse:
     """The night's settle-up: each player's net, then who pays whom, for each currency."""
-    night = _get_night(request, pk)
+    night = access.get(request, Night, pk=pk)
     settle_up: list[SettleUp] = night.settle_up()
     paid = night.paid_cents()
     response, out = csv_download(f"buck-euchre-night-{night.started() or night.pk}.csv")
@@ -278,7 +274,7 @@ def _is_me(request: SignedInRequest, player: Player) -> bool:
 def _player_context(request: SignedInRequest, player: Player, **more) -> dict:
     summed = player.result_sums.summed()
     return {
-        "can_score": access.require(request, player.group_id).allows(Role.SCORER),
+        "can_score": access.may(request, player, Role.SCORER),
         "is_me": _is_me(request, player),
         "stats_note": (
             "A hand counts when it was played (not redealt). The stayed-in rate is over the "
@@ -298,7 +294,7 @@ def _player_context(request: SignedInRequest, player: Player, **more) -> dict:
 @require_http_methods(["GET"])
 def player_detail(request: SignedInRequest, pk: int) -> HttpResponse:
     player = access.get_of_group(request, Player, pk)
-    can_score = access.require(request, player.group_id).allows(Role.SCORER)
+    can_score = access.may(request, player, Role.SCORER)
 
     def draw():
         """The player's statistics, charts and forms, drawn once a version of the group."""
