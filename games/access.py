@@ -14,7 +14,7 @@ from django.http import Http404, HttpRequest
 from django.shortcuts import get_object_or_404
 from django_htmx.middleware import HtmxDetails
 
-from games.models import Group, Membership, Night, Player, Role, memberships_of, row_of
+from games.models import Group, Match, Membership, Night, Player, Role, memberships_of, row_of
 
 SESSION_KEY = "group"
 
@@ -65,6 +65,11 @@ def role(request: HttpRequest, group_id: int) -> Role | None:
     return Role(mine[group_id].role)
 
 
+def roles_allowing(needed: Role) -> list[Role]:
+    """The roles that may do what `needed` may, in the order `Role.allows` holds them."""
+    return [r for r in Role if r.allows(needed)]
+
+
 def require(request: HttpRequest, group_id: int, needed: Role = Role.VIEWER) -> Role:
     """The user's role in the group; 404 for a stranger, 403 in words for too small a role."""
     have = role(request, group_id)
@@ -76,6 +81,16 @@ def require(request: HttpRequest, group_id: int, needed: Role = Role.VIEWER) -> 
         ask = "".join(f" Ask {owner} to make you {become}." for owner in owners)
         raise PermissionDenied(WHAT_NEEDS[needed] + ask)
     return have
+
+
+def may(request: HttpRequest, obj, needed: Role) -> bool:
+    """Whether the user may do what `needed` allows with `obj` (a group, or a row of one):
+    False for too small a role, 404 for anyone not in its group."""
+    return require(request, _group_id_of(obj)).allows(needed)
+
+
+def _group_id_of(obj) -> int:
+    return obj.pk if isinstance(obj, Group) else obj.group_id
 
 
 # The largest id a row can have (a 64-bit column).
@@ -101,12 +116,18 @@ def get(request: HttpRequest, queryset, needed: Role = Role.VIEWER, **lookup):
     return checked(request, get_object_or_404(queryset, **lookup), needed)
 
 
+def get_match(request: HttpRequest, pk: int, needed: Role = Role.VIEWER) -> Match:
+    """The match of this id as a board reads it (`Match.objects.one`), with the role checked
+    (`checked`)."""
+    return checked(request, Match.objects.one(pk), needed)
+
+
 def checked(request: HttpRequest, obj, needed: Role = Role.VIEWER):
     """`obj`, found in one of the user's groups (None is found nowhere: 404), with the
     role checked (`require`)."""
     if obj is None:
         raise Http404("No such page.")
-    require(request, obj.pk if isinstance(obj, Group) else obj.group_id, needed)
+    require(request, _group_id_of(obj), needed)
     return obj
 
 

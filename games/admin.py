@@ -19,7 +19,7 @@ from games.models import (
     Player,
     Result,
     Seat,
-    _groups_turn,
+    groups_turn,
 )
 
 
@@ -47,7 +47,7 @@ def _with_hand(match: Match, number: int, edited: rules.Hand) -> list[rules.Hand
 
 class _MovesTheVersion:
     """An edit of a group's player, night or the group itself moves the group's version on
-    (`_groups_turn`), as the app's own writes do: no page region drawn before it is shown
+    (`groups_turn`), as the app's own writes do: no page region drawn before it is shown
     after it. A night moved to another group moves both."""
 
     def save_model(self, request, obj, form, change):
@@ -55,19 +55,19 @@ class _MovesTheVersion:
         before = model.objects.filter(pk=obj.pk).values_list(self.group_field, flat=True).first()
         super().save_model(request, obj, form, change)
         for group in {before, getattr(obj, self.group_field)} - {None}:
-            _groups_turn(group)
+            groups_turn(group)
 
     def delete_model(self, request, obj):
         group = getattr(obj, self.group_field)
         super().delete_model(request, obj)
         if type(obj) is not Group:
-            _groups_turn(group)
+            groups_turn(group)
 
     def delete_queryset(self, request, queryset):
         groups = set(queryset.values_list(self.group_field, flat=True))
         super().delete_queryset(request, queryset)
         for group in groups if queryset.model is not Group else ():
-            _groups_turn(group)
+            groups_turn(group)
 
 
 class _RecordOnSave:

@@ -34,7 +34,7 @@ def _option_value(name: str, text: str):
     return text if name in WORD_OPTIONS else int(text)
 
 
-def _choices(form: forms.Form, name: str) -> forms.ChoiceField:
+def choice_field(form: forms.Form, name: str) -> forms.ChoiceField:
     """A choice field of the form, whose choices the match gives."""
     field = form.fields[name]
     assert isinstance(field, forms.ChoiceField)
@@ -121,7 +121,7 @@ class MatchForm(forms.Form):
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         names = [(self.data.get(s) or "").strip() for s in self.SEATS]
-        _choices(self, "dealer").choices = [
+        choice_field(self, "dealer").choices = [
             (str(i), name or f"Seat {i + 1}") for i, name in enumerate(names)
         ] + [("random", "Pick at random")]
         for name in rules.OPTION_NAMES:
@@ -289,14 +289,14 @@ class HandForm(WriteForm):
         self.checking = checking  # True while the hand is being filled in, not yet saved
         # Seats, not names, so that no name can be mistaken for "everybody passed".
         seats = [(str(i), p) for i, p in enumerate(state.players)]
-        _choices(self, "maker").choices = seats + [(PASS, "Everybody passed")]
-        _choices(self, "dropped").choices = [(p, p) for p in state.players]
+        choice_field(self, "maker").choices = seats + [(PASS, "Everybody passed")]
+        choice_field(self, "dropped").choices = [(p, p) for p in state.players]
         self.shape = self._shape()
         if self.shape is None:
             return  # the upcard's own error says what to do first
         if self.is_bound and checking:
             self.data = self._forget_unasked()
-        _choices(self, "bid").choices = [(n, str(n)) for n in self.shape.bids]
+        choice_field(self, "bid").choices = [(n, str(n)) for n in self.shape.bids]
         counts = tuple(self.shape.trick_counts)
         for i, p in enumerate(state.players):
             self.fields[f"t{i}"] = _tricks_field(p, counts)

@@ -11,7 +11,7 @@ from django.utils.cache import patch_cache_control
 from django_htmx.http import HttpResponseClientRedirect
 
 from games.models import Match
-from games.views import cant_save, import_limits, refuse
+from games.views.refusals import cant_save, import_limits, refuse
 
 logger = logging.getLogger(__name__)
 

@@ -2,7 +2,7 @@
 
 What a region of such a page shows (a group's matches, results, nights, players, payments)
 changes only with a write to the group, and every such write moves the group's version on in
-its own transaction (`Group.version`, moved by `models._groups_turn`). So a region drawn for a
+its own transaction (`Group.version`, moved by `models.groups_turn`). So a region drawn for a
 version is drawn once: the next request at that version takes it from the shared cache
 (`CACHE_URL`). The version is read with the group, before anything the region shows, so a
 region drawn from it is never older than it, and none drawn for an older version is ever

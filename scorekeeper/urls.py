@@ -2,10 +2,10 @@ from django.contrib import admin
 from django.contrib.auth import views as auth
 from django.urls import include, path
 
-from games.views import PasswordReset, mail_only
+from games.views.accounts import PasswordReset, mail_only
 
-handler400 = "games.views.bad_request"
-handler404 = "games.views.not_found"
+handler400 = "games.views.refusals.bad_request"
+handler404 = "games.views.refusals.not_found"
 
 urlpatterns = [
     path("admin/", admin.site.urls),

@@ -19,7 +19,7 @@ from django.urls import reverse
 from hypothesis import given
 from hypothesis import strategies as st
 
-from games import ledger_views, record_views, rules
+from games import rules
 from games.models import (
     Group,
     Match,
@@ -32,6 +32,7 @@ from games.models import (
     Role,
 )
 from games.rules import Hand as GameHand
+from games.views import common, ledger
 from games.words import NOT_FEWEST
 from games.words import money as money_words
 
@@ -475,11 +476,11 @@ def test_the_balances_page_says_who_owes_whom_and_where_each_balance_comes_from(
 
 def test_a_long_history_lists_the_latest_nights_and_sums_up_the_earlier_ones(client_in, user):
     group = Group.home(user)
-    for week in range(ledger_views.WORKINGS_SHOWN + 2):
+    for week in range(ledger.WORKINGS_SHOWN + 2):
         played(group, MONDAY + timedelta(days=7 * week), [BOB_SWEEPS])
     page = text(client_in.get(url("balances", group.pk)))
     ann = re.search(r'<span class="name">Ann</span>.*?</details>', page, re.S).group(0)
-    assert ann.count("The night of") == ledger_views.WORKINGS_SHOWN
+    assert ann.count("The night of") == ledger.WORKINGS_SHOWN
     assert "The night of Mon 1 Feb 2027" in ann  # the latest first
     assert re.search(r"2 nights before those:\s*<strong>−\$7\.00</strong>", ann)
     assert "−$49.00" in ann  # fourteen nights at $3.50
@@ -509,14 +510,14 @@ def test_a_partial_payment_is_listed_with_who_recorded_it_and_moves_the_balances
     [
         ({"amount": "0"}, "Enter how much was paid: more than 0."),
         ({"amount": "0.00"}, "Enter how much was paid: more than 0."),
-        ({"amount": "-3"}, ledger_views.AMOUNT_WORDS),
-        ({"amount": "three"}, ledger_views.AMOUNT_WORDS),
-        ({"amount": "1.505"}, ledger_views.AMOUNT_WORDS),
-        ({"amount": "1e3"}, ledger_views.AMOUNT_WORDS),
-        ({"amount": "²"}, ledger_views.AMOUNT_WORDS),
+        ({"amount": "-3"}, ledger.AMOUNT_WORDS),
+        ({"amount": "three"}, ledger.AMOUNT_WORDS),
+        ({"amount": "1.505"}, ledger.AMOUNT_WORDS),
+        ({"amount": "1e3"}, ledger.AMOUNT_WORDS),
+        ({"amount": "²"}, ledger.AMOUNT_WORDS),
         ({"amount": ""}, "Enter how much was paid."),
         ({"amount": "1000000"}, "A payment must be under 1,000,000."),
-        ({"amount": "9" * 21}, ledger_views.AMOUNT_WORDS),
+        ({"amount": "9" * 21}, ledger.AMOUNT_WORDS),
         ({"amount": "9999999999999"}, "A payment must be under 1,000,000."),
         ({"payee": "Ann"}, "Ann can't pay Ann: choose two players."),
         ({"payee": "Zed"}, "Choose one of the group's players."),
@@ -795,9 +796,9 @@ def test_my_record_is_over_every_group_where_i_said_this_is_me_and_still_am(
     for group in (imported, elsewhere):
         here = balance(group)["Ann"]
         assert Group.balance_of(players(group)["Ann"]) == {"USD": here}
-        assert ledger_views._owes_words(here, "USD") in page
-    assert ledger_views._owes_words(-350, "USD") == "you owe $3.50"
-    assert ledger_views._owes_words(350, "USD") == "you are owed $3.50"
+        assert ledger._owes_words(here, "USD") in page
+    assert ledger._owes_words(-350, "USD") == "you owe $3.50"
+    assert ledger._owes_words(350, "USD") == "you are owed $3.50"
     # The matches, newest first, each naming its group; none of the group left.
     groups = re.findall(r'<span class="card-group">([^<]+)</span>', page)
     newest = Match.objects.filter(results__player__in=mine).order_by("-played_at")
@@ -835,7 +836,7 @@ def test_my_matches_are_drawn_when_one_is_deleted_meanwhile(client_in, user, mon
 
 
 def test_my_chart_keeps_to_a_bounded_number_of_points(client_in, user, monkeypatch):
-    monkeypatch.setattr(record_views, "CHART_POINTS", 4)
+    monkeypatch.setattr(common, "CHART_POINTS", 4)
     group = Group.home(user)
     for day in range(9):
         played(group, MONDAY + timedelta(days=day), [BOB_SWEEPS if day % 3 else CAT_SWEEPS])
@@ -1042,7 +1043,7 @@ def test_two_phones_removing_one_payment_at_once_remove_it_once(table_server):
 
 
 def test_a_player_s_chart_keeps_to_a_bounded_number_of_points(client_in, user, monkeypatch):
-    monkeypatch.setattr(record_views, "CHART_POINTS", 4)
+    monkeypatch.setattr(common, "CHART_POINTS", 4)
     group = Group.home(user)
     for day in range(9):
         played(group, MONDAY + timedelta(days=day), [BOB_SWEEPS if day % 3 else CAT_SWEEPS])

@@ -12,8 +12,9 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 from django.utils import timezone
 
-from games import regions, rules, views
+from games import regions, rules
 from games.models import Group, Match, Night, Player, Role
+from games.views.matches import TONIGHT
 
 from .conftest import make_match
 
@@ -141,7 +142,7 @@ def test_tonights_settle_up_becomes_that_nights_twelve_hours_on_without_a_write(
 ):
     make_match(user, hands=[SWEEP], stakes=STAKES)
     assert "Tonight's settle-up" in client_in.get(reverse("games:home")).content.decode()
-    later = timezone.now() + views.TONIGHT + timedelta(minutes=1)
+    later = timezone.now() + TONIGHT + timedelta(minutes=1)
     monkeypatch.setattr(timezone, "now", lambda: later)
     home = client_in.get(reverse("games:home")).content.decode()
     assert "Tonight's settle-up" not in home and "Settle-up of" in home

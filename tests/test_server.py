@@ -172,12 +172,12 @@ ERROR_PROBE = """
 import django
 django.setup()
 from django.test import Client
-import games.views
+import games.views.matches
 
 def boom(request):
     raise RuntimeError("a bug in a view")
 
-games.views.home = boom  # before the URLconf is read
+games.views.matches.home = boom  # before the URLconf is read
 print(Client(raise_request_exception=False).get("/").status_code)
 """
 

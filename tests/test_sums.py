@@ -21,11 +21,11 @@ from games.models import (
     Player,
     Result,
     ResultSum,
-    _net,
-    _net_sum,
-    _run_totals,
-    _stats,
+    net_of_halves,
+    net_sum,
     recount_sums,
+    run_totals,
+    stat_sums,
 )
 
 from .conftest import command, make_match
@@ -55,31 +55,31 @@ def added_up(group) -> dict[int, dict]:
     query of the results for each, grouped by player."""
     results = Result.objects.filter(match__group=group)
     staked = results.filter(match__finished__isnull=False).filter(STAKED)
-    zero = dict(results.none().aggregate(**_stats()))
+    zero = dict(results.none().aggregate(**stat_sums()))
     out = {
         pk: {"stats": zero, "by_preset": {}, "money": {}, "money_by_preset": {}}
         | {"staked": {}, "first": {}, "nights": {}}
         for pk in Player.objects.filter(group=group).values_list("pk", flat=True)
     }
-    for row in results.values("player").annotate(**_stats()).order_by():
+    for row in results.values("player").annotate(**stat_sums()).order_by():
         out[row.pop("player")]["stats"] = row
-    rows = results.values("player", "match__preset").annotate(**_stats())
+    rows = results.values("player", "match__preset").annotate(**stat_sums())
     for row in rows.order_by("player", "-played", "match__preset"):
         out[row.pop("player")]["by_preset"][row.pop("match__preset")] = row
     rows = staked.values_list("player", "match__preset", "match__currency")
-    rows = rows.annotate(n=Count("pk"), **_net_sum(), first=Min("match__played_at"))
+    rows = rows.annotate(n=Count("pk"), **net_sum(), first=Min("match__played_at"))
     for player, preset, currency, n, high, low, first in rows.order_by(
         "player", "match__preset", "match__currency"
     ):
         mine = out[player]
-        mine["money"][currency] = mine["money"].get(currency, 0) + _net(high, low)
-        mine["money_by_preset"].setdefault(preset, {})[currency] = _net(high, low)
+        mine["money"][currency] = mine["money"].get(currency, 0) + net_of_halves(high, low)
+        mine["money_by_preset"].setdefault(preset, {})[currency] = net_of_halves(high, low)
         mine["staked"][currency] = mine["staked"].get(currency, 0) + n
         mine["first"][currency] = min(mine["first"].get(currency, first), first)
     rows = staked.values_list("player", "match__night", "match__currency")
-    rows = rows.annotate(**_net_sum(), started=Min("match__played_at")).order_by()
+    rows = rows.annotate(**net_sum(), started=Min("match__played_at")).order_by()
     for player, night, currency, high, low, started in rows:
-        out[player]["nights"][night, currency] = (_net(high, low), started)
+        out[player]["nights"][night, currency] = (net_of_halves(high, low), started)
     return out
 
 
@@ -90,7 +90,7 @@ def result_nets(results):
         results.finished()
         .filter(STAKED)
         .values_list("match__currency", "player__name")
-        .annotate(**_net_sum(), first=Min("match__played_at"))
+        .annotate(**net_sum(), first=Min("match__played_at"))
         .order_by("match__currency", "first", "player__name")
     )
 
@@ -110,21 +110,25 @@ def assert_sums_are_the_results_added_up(group):
         assert summed.first == expected["first"]
         rows = NightSum.objects.filter(player=pk)
         rows = rows.values_list("night", "currency", "net_high", "net_low", "started")
-        assert {(n, c): (_net(h, lo), at) for n, c, h, lo, at in rows} == expected["nights"]
+        assert {(n, c): (net_of_halves(h, lo), at) for n, c, h, lo, at in rows} == expected[
+            "nights"
+        ]
     nets = {
-        (c, name): (_net(h, lo), first)
+        (c, name): (net_of_halves(h, lo), first)
         for c, name, h, lo, first in result_nets(Result.objects.filter(match__group=group))
     }
     for night in Night.objects.filter(group=group):  # its settle-up reads its stored sums
         rows = result_nets(Result.objects.filter(match__night=night))
-        expected = [(c, name, _net(h, lo)) for c, name, h, lo, _ in rows]
+        expected = [(c, name, net_of_halves(h, lo)) for c, name, h, lo, _ in rows]
         settle_up = night.settle_up()
         assert [(s.currency, name, net) for s in settle_up for name, net in s.net.items()] == (
             expected
         )
         assert all(sum(s.net.values()) == 0 for s in settle_up)
     summed_nets = ResultSum.objects.filter(player__group=group).nets()
-    assert {(c, name): (_net(h, lo), first) for c, name, h, lo, first in summed_nets} == nets
+    assert {
+        (c, name): (net_of_halves(h, lo), first) for c, name, h, lo, first in summed_nets
+    } == nets
     assert [row[:2] for row in summed_nets] == list(nets)
     assert running_totals(group) == running_added_up(group)
     before = stored(group), running_totals(group)
@@ -136,7 +140,7 @@ def running_totals(group) -> dict[int, tuple]:
     """Each result's running total as stored: (place, net so far), or None."""
     rows = Result.objects.filter(match__group=group)
     return {
-        pk: None if place is None else (place, _net(high, low))
+        pk: None if place is None else (place, net_of_halves(high, low))
         for pk, place, high, low in rows.values_list(
             "pk", "running_place", "running_high", "running_low"
         )
@@ -298,7 +302,7 @@ def test_a_running_total_is_forgotten_where_its_match_no_longer_counts(user):
     )
     assert all(m.finished for m in Match.objects.all())
     Match.objects.filter(pk=second.pk).update(per_game_cents=0, per_point_cents=0)  # behind it
-    _run_totals(Player.objects.filter(group=group).values_list("pk", flat=True))
+    run_totals(Player.objects.filter(group=group).values_list("pk", flat=True))
     places = dict(Result.objects.filter(player__name="Cat").values_list("match", "running_place"))
     assert places == {first.pk: 1, second.pk: None, third.pk: 2}
 
@@ -388,8 +392,8 @@ def test_the_migration_sums_the_results_stored_before_it():
 def test_a_balance_s_workings_read_only_what_they_show_and_sum_up_the_rest(user):
     """The workings of every balance, as reading every night and every payment of the group
     would list them: the latest WORKINGS_SHOWN of each, newest first, the rest summed."""
-    from games import ledger_views
     from games.models import Payment
+    from games.views import ledger
 
     rnd = random.Random(5)
     group = Group.home(user)
@@ -413,8 +417,8 @@ def test_a_balance_s_workings_read_only_what_they_show_and_sum_up_the_rest(user)
             paid_at=paid_at,
         )
     balances = group.balances()
-    workings = ledger_views._workings(group, balances, people)
-    shown = ledger_views.WORKINGS_SHOWN
+    workings = ledger._workings(group, balances, people)
+    shown = ledger.WORKINGS_SHOWN
     nights = Result.objects.filter(match__group=group).nets_by_night()
     payments = group.payments.select_related("payer", "payee").order_by("-paid_at", "-pk")
     expected: dict = {}

@@ -1786,7 +1786,7 @@ def test_a_csv_cell_that_starts_like_a_formula_reaches_the_spreadsheet_as_text(c
     ],
 )
 def test_only_text_that_starts_like_a_formula_is_neutralised(cell, safe):
-    from games.record_views import spreadsheet_safe
+    from games.views.common import spreadsheet_safe
 
     assert spreadsheet_safe(cell) == safe
 

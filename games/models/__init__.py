@@ -18,11 +18,11 @@ from games.models.groups import (
     Membership,
     Removal,
     Role,
+    groups_turn,
     memberships_of,
     new_invite_token,
     row_of,
 )
-from games.models.groups import groups_turn as _groups_turn
 from games.models.hands import (
     SUIT_CHOICES,
     VERDICT_COLUMNS,
@@ -44,11 +44,18 @@ from games.models.matches import (
 )
 from games.models.nights import NIGHT_GAP, Night, SettleUp, payment_key
 from games.models.players import Player
-from games.models.results import STAKED, TALLY_FIELDS, Result, ResultSum, Summed, Tallied
-from games.models.results import net_of_halves as _net
-from games.models.results import net_sum as _net_sum
-from games.models.results import stat_sums as _stats
-from games.models.sums import NightSum, _run_totals, recount_sums, running_money
+from games.models.results import (
+    STAKED,
+    TALLY_FIELDS,
+    Result,
+    ResultSum,
+    Summed,
+    Tallied,
+    net_of_halves,
+    net_sum,
+    stat_sums,
+)
+from games.models.sums import NightSum, recount_sums, run_totals, running_money
 
 __all__ = [
     "Attempt",
@@ -83,11 +90,11 @@ __all__ = [
     "TALLY_FIELDS",
     "Tallied",
     "VERDICT_COLUMNS",
-    "_groups_turn",
-    "_net",
-    "_net_sum",
-    "_run_totals",
-    "_stats",
+    "groups_turn",
+    "net_of_halves",
+    "net_sum",
+    "run_totals",
+    "stat_sums",
     "hand_verdict",
     "memberships_of",
     "new_invite_token",

@@ -134,7 +134,7 @@ class Result(Tallied):
     # Where the match counts for the player's money (finished, played for money): its place
     # among their such matches in its currency, in the order they began (from 1), and their
     # net over those up to it (running_high × 2³² + running_low); None where it does not
-    # count. Kept by `_run_totals()`, with the sums: a chart of a long history reads the
+    # count. Kept by `run_totals()`, with the sums: a chart of a long history reads the
     # few places it shows, never every match (`running_money`).
     running_place = models.PositiveIntegerField(null=True, blank=True)
     running_high = models.BigIntegerField(null=True, blank=True)

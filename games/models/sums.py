@@ -45,7 +45,7 @@ RUNNING_SQL = """
         ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
     )
 """
-# A player's running totals kept on their results (`_run_totals`): those of matches that no
+# A player's running totals kept on their results (`run_totals`): those of matches that no
 # longer count forgotten, then each that counts written where it changed (a match added at
 # the end writes one row a player, not every one), and read back at the places a chart
 # shows, through the index on (player, place).
@@ -96,7 +96,7 @@ def _running_sql(players: list[int], partition: str) -> str:
     )
 
 
-def _run_totals(players) -> None:
+def run_totals(players) -> None:
     """Number these players' finished matches played for money and keep the running total
     of each on its result (`Result.running_place`): written with their sums, wherever a
     match starts or stops counting for them or its money changes."""
@@ -128,7 +128,7 @@ def _run_on(match: Match, nets: dict[int, int]) -> None:
         ahead.append((place + 1, high + half, low + net - half * HALF, match.pk, player))
     with connection.cursor() as cursor:
         cursor.executemany(RUN_ON_SQL, ahead)
-    _run_totals(anew)
+    run_totals(anew)
 
 
 def running_money(players, shown: dict[str, set[int]]) -> dict[str, list[tuple[datetime, int]]]:
@@ -355,13 +355,13 @@ def move_sums(
     if new_nights and not old_nights:
         _run_on(match, {p: part["net"] for p, part in new_nights.items()})
     else:
-        _run_totals({player for _, player in parts})
+        run_totals({player for _, player in parts})
 
 
 def recount_sums(players) -> None:
     """Sum these players' results anew (`ResultSum`, `NightSum`), from every stored result:
     where results change hands wholesale (a merge), or their match's rules, stakes or night
-    may have changed (the admin), and their running totals (`_run_totals`). The sums
+    may have changed (the admin), and their running totals (`run_totals`). The sums
     `move_sums()` keeps are these."""
     players = list(players)
     counted = Q(match__finished__isnull=False) & STAKED
@@ -420,4 +420,4 @@ def recount_sums(players) -> None:
     NightSum.objects.filter(player__in=players).delete()
     ResultSum.objects.bulk_create(sums)
     NightSum.objects.bulk_create(nights)
-    _run_totals(players)
+    run_totals(players)

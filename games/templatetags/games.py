@@ -103,8 +103,8 @@ WINNER = ' class="winner"'
 
 @register.simple_tag
 def match_cards(cards: list[dict], export: bool = True):
-    """A list's match cards (`cards` from views._cards), written out as the tiles are: drawn
-    by a template, twenty cards were half the cost of a page of them. A card with a
+    """A list's match cards (`cards` from views.common.cards_of), written out as the tiles
+    are: drawn by a template, twenty cards were half the cost of a page of them. A card with a
     `group_name` names its group; `export` offers each match's file."""
     e = html.escape
 

@@ -6,7 +6,7 @@ from django.core.management.base import BaseCommand
 from django.db import transaction
 
 from games.management.commands._group import group_named
-from games.models import Group, _groups_turn, recount_sums
+from games.models import Group, groups_turn, recount_sums
 
 
 class Command(BaseCommand):
@@ -23,7 +23,7 @@ class Command(BaseCommand):
         groups = [group_named(pk)] if pk is not None else Group.objects.order_by("pk")
         for group in groups:
             with transaction.atomic():
-                _groups_turn(group.pk)  # no write to the group lands halfway through
+                groups_turn(group.pk)  # no write to the group lands halfway through
                 players = list(group.players.values_list("pk", flat=True))
                 recount_sums(players)
             self.stdout.write(f"{group} ({group.pk}): {len(players)} players summed anew.")

@@ -3,9 +3,7 @@ settle-up, players and their statistics (docs/rules.md §11, §12), and a match'
 
 from __future__ import annotations
 
-import csv
 from datetime import timedelta
-from decimal import Decimal
 
 from django import forms
 from django.contrib import messages
@@ -13,25 +11,28 @@ from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
 from django.core.paginator import Paginator
 from django.db.models import Count, Min
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils import timezone
-from django.utils.http import content_disposition_header
 from django.views.decorators.http import require_http_methods, require_POST
 from django.views.decorators.vary import vary_on_headers
 
 from games import access, regions, rules, words
 from games.access import SignedInRequest
 from games.charts import line_chart
-from games.models import Match, Night, Player, Role, SettleUp, Summed, payment_key, running_money
-from games.views import _addresses, _partial, _switch
+from games.models import Match, Night, Player, Role, SettleUp, payment_key
+from games.views.common import (
+    addresses,
+    csv_download,
+    group_switch,
+    net_charts,
+    partial,
+    spreadsheet_amount,
+    stats_context,
+)
 
 # --- Nights ---------------------------------------------------------------------------------
-
-
-def _get_night(request: HttpRequest, pk: int, needed: Role = Role.VIEWER) -> Night:
-    return access.get(request, Night, needed, pk=pk)
 
 
 def _workings(matches: list[Match]) -> dict[tuple[str, str], list[dict]]:
@@ -137,8 +138,8 @@ def _night_context(night: Night, can_score: bool) -> dict:
 @vary_on_headers("HX-Request")
 def night_detail(request: SignedInRequest, pk: int) -> HttpResponse:
     night = access.get_of_group(request, Night, pk)
-    can_score = access.require(request, night.group_id).allows(Role.SCORER)
-    template = _partial(request, "games/night_detail.html", "settle-up")
+    can_score = access.may(request, night, Role.SCORER)
+    template = partial(request, "games/night_detail.html", "settle-up")
     if template.endswith("#settle-up"):
         return render(request, template, _night_context(night, can_score))
 
@@ -162,7 +163,7 @@ def night_detail(request: SignedInRequest, pk: int) -> HttpResponse:
 @vary_on_headers("HX-Request")
 def night_paid(request: SignedInRequest, pk: int) -> HttpResponse:
     """Mark a payment of the night paid, or not paid after all."""
-    night = _get_night(request, pk, Role.SCORER)
+    night = access.get(request, Night, Role.SCORER, pk=pk)
     key, seen = request.POST.get("key", ""), request.POST.get("fingerprint")
     notice = None
     try:
@@ -175,7 +176,7 @@ def night_paid(request: SignedInRequest, pk: int) -> HttpResponse:
         if notice:
             messages.warning(request, notice)
         return redirect(night.get_absolute_url() + "#settle-up")
-    night = _get_night(request, pk)
+    night = access.get(request, Night, pk=pk)
     matches = list(night.matches.order_by("played_at", "pk").with_results())
     context = {**_settle_up_context(night, matches), "notice": notice, "can_score": True}
     return render(request, "games/night_detail.html#settle-up", context)
@@ -218,7 +219,7 @@ def night_list(request: SignedInRequest) -> HttpResponse:
         )
         page = Paginator(nights, 20).get_page(number)
         shared = Night.shared_days(group.pk, [n.began for n in page])
-        address = _addresses("games:night_detail")
+        address = addresses("games:night_detail")
         rows = []
         for n in page:
             began = timezone.localtime(n.began)
@@ -235,180 +236,36 @@ def night_list(request: SignedInRequest) -> HttpResponse:
 
     context = {
         "group": group,
-        "groups": _switch(request, group),
+        "groups": group_switch(request, group),
         **regions.region(request, group, "nights", (number,), draw),
     }
     return render(request, "games/night_list.html", context)
-
-
-# A text cell that a spreadsheet would read as a formula (OWASP's "CSV injection"): a name
-# such as =HYPERLINK(...) must reach it as text.
-FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
-
-
-def spreadsheet_safe(cell):
-    """A CSV cell a spreadsheet shows as it is: text that starts like a formula gets a
-    leading '. Numbers (an amount, a score) are not text and stay numbers, signs and all."""
-    if isinstance(cell, str) and cell.startswith(FORMULA_STARTS):
-        return "'" + cell
-    return cell
-
-
-def _amount(cents: int) -> Decimal:
-    """An amount as a number for a spreadsheet: -3.00, not the text "-3.00"."""
-    return Decimal(rules.format_money(cents))
-
-
-class _SafeWriter:
-    """csv.writer, with every cell made spreadsheet_safe."""
-
-    def __init__(self, out):
-        self.writer = csv.writer(out)
-
-    def writerow(self, cells):
-        self.writer.writerow([spreadsheet_safe(cell) for cell in cells])
-
-
-def _csv(name: str) -> tuple[HttpResponse, _SafeWriter]:
-    response = HttpResponse(content_type="text/csv; charset=utf-8")
-    disposition = content_disposition_header(True, name)
-    assert disposition is not None  # an attachment always has one
-    response["Content-Disposition"] = disposition
-    return response, _SafeWriter(response)
 
 
 @login_required
 @require_http_methods(["GET"])
 def night_csv(request: SignedInRequest, pk: int) -> HttpResponse:
     """The night's settle-up: each player's net, then who pays whom, for each currency."""
-    night = _get_night(request, pk)
+    night = access.get(request, Night, pk=pk)
     settle_up: list[SettleUp] = night.settle_up()
     paid = night.paid_cents()
-    response, out = _csv(f"buck-euchre-night-{night.started() or night.pk}.csv")
+    response, out = csv_download(f"buck-euchre-night-{night.started() or night.pk}.csv")
     out.writerow(["currency", "row", "player", "to", "amount", "paid"])
     for s in settle_up:
         for name, net in s.net.items():
-            out.writerow([s.currency, "net", name, "", _amount(net), ""])
+            out.writerow([s.currency, "net", name, "", spreadsheet_amount(net), ""])
         for t in s.transfers:
             part = paid.get(s.key(t), 0)
             word = "yes" if s.covered(t, paid) else "no"
             if 0 < part < t.cents:
-                word = f"in part: {_amount(t.cents - part)} left"
-            out.writerow([s.currency, "pays", t.payer, t.payee, _amount(t.cents), word])
+                word = f"in part: {spreadsheet_amount(t.cents - part)} left"
+            out.writerow([s.currency, "pays", t.payer, t.payee, spreadsheet_amount(t.cents), word])
         if not s.fewest:
             out.writerow([s.currency, "note", words.NOT_FEWEST, "", "", ""])
     return response
 
 
 # --- Players --------------------------------------------------------------------------------
-
-
-def _percent(part: int, whole: int) -> str:
-    return f"{round(100 * part / whole)}%" if whole else "–"
-
-
-def _stat_rows(stats: dict, money_by_currency: dict[str, int]) -> list[tuple[str, str]]:
-    """§12's statistics in words, one (label, value) a row."""
-    s = stats
-    per_hand = f"{s['points'] / s['dealt_in']:.2f}" if s["dealt_in"] else "–"
-    rows = [
-        ("Matches", str(s["played"])),
-        ("Finished", str(s["finished"])),
-        ("Wins", str(s["won"])),
-        ("Win rate", _percent(s["won"], s["finished"])),
-    ]
-    for currency, cents in money_by_currency.items():
-        rows.append((f"Net money ({currency})", words.signed_money(cents, currency)))
-    rows += [
-        ("Hands played (redeals not counted)", str(s["dealt_in"])),
-        ("Of those, hands they stayed in", f"{s['stayed_in']}"),
-        ("Stayed-in rate", _percent(s["stayed_by_choice"], s["could_drop"])),
-        ("Made trump", str(s["made_trump"])),
-        ("Made rate", _percent(s["made"], s["made_trump"])),
-        ("Sets", str(s["was_set"])),
-        ("Euchred", str(s["euchred"])),
-        ("Sweeps", str(s["sweeps"])),
-        ("Points per hand", per_hand.replace("-", "−")),
-    ]
-    return rows
-
-
-def _short_money(cents: int, currency: str) -> str:
-    """An axis label: "$5", "−$2.50"."""
-    text = words.money(cents, currency)
-    return text[:-3] if text.endswith(".00") else text
-
-
-# A chart of a long history draws at most this many points: the total after every so many
-# matches (its table the same rows), so that a page costs the same at 1,000 matches as at 60.
-CHART_POINTS = 60
-
-
-def _shown(count: int) -> set[int]:
-    """Which of `count` matches (their places, from 0) a chart draws the total after: each,
-    or at most CHART_POINTS of them, every so many, the last always."""
-    most = CHART_POINTS
-    if count <= most:
-        return set(range(count))
-    return {round((k + 1) * count / most) - 1 for k in range(most)}
-
-
-def _net_charts(name: str, players: list[int], summed: Summed) -> list[dict]:
-    """The net money over time of `players` (ids; their stored sums `summed`), match by match,
-    one chart a currency, in the order of each currency's first match; at most CHART_POINTS
-    points a chart (the total after every so many matches), and only those are read."""
-    shown = {currency: _shown(count) for currency, count in summed.staked.items()}
-    points = running_money(players, shown)
-    charts = []
-    currencies = sorted(summed.staked, key=lambda currency: (summed.first[currency], currency))
-    for i, currency in enumerate(c for c in currencies if points.get(c)):
-        count = summed.staked[currency]
-        running, labels, rows, before = [0], ["Start"], [], 0
-        for played_at, total in points[currency]:
-            local = timezone.localtime(played_at)
-            running.append(total)
-            labels.append(f"{local:%b} {local.day}")
-            won = words.signed_money(total - before, currency)
-            rows.append((words.date_and_clock(local), won, words.signed_money(total, currency)))
-            before = total
-        every = len(rows) < count
-        after = f"every {count // len(rows)} or so of" if every else "each of"
-        description = (
-            f"{name}'s net money in {currency} after {after} {count} matches "
-            f"played for money, from {labels[1]} to {labels[-1]}: "
-            f"{'+' if before > 0 else ''}{words.money(before, currency)} in all."
-        )
-        chart = line_chart(
-            f"Net money over time ({currency})",
-            description,
-            {name: running},
-            labels,
-            y_text=lambda v, c=currency: _short_money(v, c),
-        )
-        charts.append(
-            {
-                "id": f"net-{i}",
-                "chart": chart,
-                "currency": currency,
-                "rows": rows,
-                "every": every,
-            }
-        )
-    return charts
-
-
-def stats_context(summed: Summed) -> dict:
-    """§12's statistics of these stored sums in words: over all their matches and for each
-    rule set."""
-    presets = [
-        {
-            "label": rules.PRESETS[preset].label if preset in rules.PRESETS else preset,
-            "played": stats["played"],
-            "rows": _stat_rows(stats, summed.money_by_preset.get(preset, {})),
-        }
-        for preset, stats in summed.by_preset.items()
-    ]
-    return {"overall": _stat_rows(summed.stats, summed.money), "presets": presets}
 
 
 def _is_me(request: SignedInRequest, player: Player) -> bool:
@@ -420,7 +277,7 @@ def _is_me(request: SignedInRequest, player: Player) -> bool:
 def _player_context(request: SignedInRequest, player: Player, **more) -> dict:
     summed = player.result_sums.summed()
     return {
-        "can_score": access.require(request, player.group_id).allows(Role.SCORER),
+        "can_score": access.may(request, player, Role.SCORER),
         "is_me": _is_me(request, player),
         "stats_note": (
             "A hand counts when it was played (not redealt). The stayed-in rate is over the "
@@ -429,7 +286,7 @@ def _player_context(request: SignedInRequest, player: Player, **more) -> dict:
         ),
         "player": player,
         **stats_context(summed),
-        "charts": _net_charts(player.name, [player.pk], summed),
+        "charts": net_charts(player.name, [player.pk], summed),
         "others": Player.objects.filter(group=player.group_id).exclude(pk=player.pk),
         "name_length": rules.NAME_LENGTH,
         **more,
@@ -440,7 +297,7 @@ def _player_context(request: SignedInRequest, player: Player, **more) -> dict:
 @require_http_methods(["GET"])
 def player_detail(request: SignedInRequest, pk: int) -> HttpResponse:
     player = access.get_of_group(request, Player, pk)
-    can_score = access.require(request, player.group_id).allows(Role.SCORER)
+    can_score = access.may(request, player, Role.SCORER)
 
     def draw():
         """The player's statistics, charts and forms, drawn once a version of the group."""
@@ -509,7 +366,7 @@ def player_csv(request: SignedInRequest, pk: int) -> HttpResponse:
     matches = (
         Match.objects.filter(results__player=player).order_by("played_at", "pk").with_results()
     )
-    response, out = _csv(f"buck-euchre-{player.name}-matches.csv")
+    response, out = csv_download(f"buck-euchre-{player.name}-matches.csv")
     out.writerow(
         [
             "played_at",
@@ -539,7 +396,7 @@ def player_csv(request: SignedInRequest, pk: int) -> HttpResponse:
                 mine.score,
                 "yes" if mine.won else "no",
                 "; ".join(match.winner_names()),
-                _amount(mine.net_cents) if staked else "",
+                spreadsheet_amount(mine.net_cents) if staked else "",
                 match.currency if staked else "",
             ]
         )
@@ -583,4 +440,4 @@ def match_race(request: SignedInRequest, pk: int) -> HttpResponse:
         "chart": chart,
         "rows": rows,
     }
-    return render(request, _partial(request, "games/match_race.html", "race"), context)
+    return render(request, partial(request, "games/match_race.html", "race"), context)

@@ -27,7 +27,12 @@ from games.models import (
     Membership,
     Role,
 )
-from games.views import _clock, _qr, _switch, _when
+from games.views.common import (
+    clock,
+    day_and_clock,
+    group_switch,
+    qr,
+)
 from games.words import SUIT_SYMBOLS
 
 REMOVE = "remove"
@@ -72,10 +77,6 @@ class MemberForm(forms.Form):
     )
 
 
-def _group(request: HttpRequest, pk: int, needed: Role = Role.VIEWER) -> Group:
-    return access.get(request, Group, needed, pk=pk)
-
-
 def _detail(request: SignedInRequest, group: Group, status: int = 200, **more) -> HttpResponse:
     role = access.require(request, group.pk)
     members = group.memberships.select_related("user", "player").order_by("created", "pk")
@@ -83,7 +84,7 @@ def _detail(request: SignedInRequest, group: Group, status: int = 200, **more) -
     if role.allows(Role.OWNER):
         for invite in group.invites.open():
             url = request.build_absolute_uri(invite.get_absolute_url())
-            invites.append({"invite": invite, "url": url, "qr": _qr(url)})
+            invites.append({"invite": invite, "url": url, "qr": qr(url)})
     mine = next((m for m in members if m.user_id == request.user.pk), None)
     context = {
         "group": group,
@@ -132,17 +133,17 @@ def group_create(request: SignedInRequest) -> HttpResponse:
 @login_required
 @require_http_methods(["GET"])
 def group_detail(request: SignedInRequest, pk: int) -> HttpResponse:
-    return _detail(request, _group(request, pk))
+    return _detail(request, access.get(request, Group, pk=pk))
 
 
 @login_required
 @require_POST
 def group_rename(request: SignedInRequest, pk: int) -> HttpResponse:
-    group = _group(request, pk, Role.OWNER)
+    group = access.get(request, Group, Role.OWNER, pk=pk)
     form = GroupForm(request.POST)
     if not form.is_valid():
         return _detail(request, group, name_form=form)
-    # Its version moves on, as with every write to what the group's pages show (_groups_turn).
+    # Its version moves on, as with every write to what the group's pages show (groups_turn).
     Group.objects.filter(pk=group.pk).update(
         name=form.cleaned_data["name"], version=F("version") + 1
     )
@@ -153,7 +154,7 @@ def group_rename(request: SignedInRequest, pk: int) -> HttpResponse:
 @login_required
 @require_http_methods(["GET", "POST"])
 def group_delete(request: SignedInRequest, pk: int) -> HttpResponse:
-    group = _group(request, pk, Role.OWNER)
+    group = access.get(request, Group, Role.OWNER, pk=pk)
     if request.method == "POST":
         name = str(group)
         group.delete()  # its players, matches and nights go with it
@@ -166,7 +167,7 @@ def group_delete(request: SignedInRequest, pk: int) -> HttpResponse:
 @login_required
 @require_POST
 def invite_create(request: SignedInRequest, pk: int) -> HttpResponse:
-    group = _group(request, pk, Role.OWNER)
+    group = access.get(request, Group, Role.OWNER, pk=pk)
     form = InviteForm(request.POST)
     if not form.is_valid():
         return _detail(request, group, invite_form=form)
@@ -180,7 +181,7 @@ def invite_create(request: SignedInRequest, pk: int) -> HttpResponse:
 @login_required
 @require_POST
 def invite_withdraw(request: SignedInRequest, pk: int, invite: int) -> HttpResponse:
-    group = _group(request, pk, Role.OWNER)
+    group = access.get(request, Group, Role.OWNER, pk=pk)
     found = get_object_or_404(Invite, pk=invite, group=group)
     Invite.objects.filter(pk=found.pk, withdrawn__isnull=True).update(withdrawn=timezone.now())
     messages.info(request, "The invitation was withdrawn: its link no longer works.")
@@ -215,7 +216,7 @@ def join(request: HttpRequest, token: str) -> HttpResponse:
 @require_POST
 def group_members(request: SignedInRequest, pk: int) -> HttpResponse:
     """Change a member's role, or remove them (owners only)."""
-    group = _group(request, pk, Role.OWNER)
+    group = access.get(request, Group, Role.OWNER, pk=pk)
     form = MemberForm(request.POST)
     if not form.is_valid():
         return _detail(request, group, member_error=" ".join(_errors(form)))
@@ -248,7 +249,7 @@ def _errors(form: forms.Form) -> list[str]:
 @login_required
 @require_POST
 def group_leave(request: SignedInRequest, pk: int) -> HttpResponse:
-    group = _group(request, pk)
+    group = access.get(request, Group, pk=pk)
     try:
         group.set_role(request.user, None)
     except ValidationError as e:
@@ -263,7 +264,7 @@ def group_leave(request: SignedInRequest, pk: int) -> HttpResponse:
 @require_POST
 def group_me(request: SignedInRequest, pk: int) -> HttpResponse:
     """ "This is me": the member says which player of the group they are, or undoes it."""
-    group = _group(request, pk)
+    group = access.get(request, Group, pk=pk)
     field = forms.ModelChoiceField(group.players.all(), required=False)
     try:
         player = field.clean(request.POST.get("player"))
@@ -291,7 +292,7 @@ def player_list(request: SignedInRequest) -> HttpResponse:
         .values_list("player", flat=True)
         .first()
     )
-    context = {"group": group, "groups": _switch(request, group), "players": players, "me": me}
+    context = {"group": group, "groups": group_switch(request, group), "players": players, "me": me}
     return render(request, "games/player_list.html", context)
 
 
@@ -371,7 +372,7 @@ def match_log(request: SignedInRequest, pk: int) -> HttpResponse:
     today = timezone.localdate()
     changes = [
         {
-            "when": _clock(c.at) if timezone.localdate(c.at) == today else _when(c.at),
+            "when": clock(c.at) if timezone.localdate(c.at) == today else day_and_clock(c.at),
             "at": c.at,
             "who": c.by or "somebody",
             "what": _log_line(c),

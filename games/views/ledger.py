@@ -20,7 +20,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 
 from games import access, rules
 from games.access import SignedInRequest
-from games.forms import _choices
+from games.forms import choice_field
 from games.models import (
     Group,
     Match,
@@ -31,10 +31,15 @@ from games.models import (
     Player,
     ResultSum,
     Role,
-    _net,
+    net_of_halves,
 )
-from games.record_views import _amount, _csv, _net_charts, stats_context
-from games.views import _cards
+from games.views.common import (
+    cards_of,
+    csv_download,
+    net_charts,
+    spreadsheet_amount,
+    stats_context,
+)
 from games.words import NOT_FEWEST, money
 
 # How many nights and payments a balance's workings list before summing up the earlier ones.
@@ -85,7 +90,7 @@ class PaymentForm(forms.Form):
         super().__init__(*args, **kwargs)
         self.players = players
         self.currencies = currencies
-        _choices(self, "currency").choices = [(c, c) for c in currencies]
+        choice_field(self, "currency").choices = [(c, c) for c in currencies]
         one_of = ", ".join(currencies) or "none yet"
         self.fields["currency"].error_messages |= {
             "required": f"Choose the currency: {one_of}.",
@@ -152,7 +157,7 @@ def _workings(group: Group, balances, players: list[Player]) -> dict[tuple[str, 
         for name in s.net:
             entry(s.currency, name)
     sums = ResultSum.objects.filter(player__group=group)
-    won = {(c, name): _net(high, low) for c, name, high, low, _ in sums.nets()}
+    won = {(c, name): net_of_halves(high, low) for c, name, high, low, _ in sums.nets()}
     nights = NightSum.objects.filter(player__in=names).values_list("player", "currency")
     counts = {(p, c): n for p, c, n in nights.annotate(count=Count("pk")).order_by()}
     for (player, currency), latest in NightSum.latest(keys, shown).items():
@@ -193,7 +198,7 @@ def _workings(group: Group, balances, players: list[Player]) -> dict[tuple[str, 
 def _balances_page(
     request: SignedInRequest, group: Group, form=None, notice=None, status=200
 ) -> HttpResponse:
-    can_score = access.require(request, group.pk).allows(Role.SCORER)
+    can_score = access.may(request, group, Role.SCORER)
     version = group.payments.version()  # read first: the page is never newer than this
     balances = group.balances()
     players = list(group.players.order_by("name"))
@@ -306,14 +311,14 @@ def balances_csv(request: SignedInRequest, pk: int) -> HttpResponse:
     """The balances as a night's settle-up CSV has its nets: a `net` row per player owing or
     owed, then a `pays` row per payment that settles them."""
     group = access.get(request, Group, pk=pk)
-    response, out = _csv(f"buck-euchre-balances-{timezone.localdate():%Y-%m-%d}.csv")
+    response, out = csv_download(f"buck-euchre-balances-{timezone.localdate():%Y-%m-%d}.csv")
     out.writerow(["currency", "row", "player", "to", "amount", "paid"])
     for s in group.balances():
         for name, cents in s.net.items():
             if cents:
-                out.writerow([s.currency, "net", name, "", _amount(cents), ""])
+                out.writerow([s.currency, "net", name, "", spreadsheet_amount(cents), ""])
         for t in s.transfers:
-            out.writerow([s.currency, "pays", t.payer, t.payee, _amount(t.cents), ""])
+            out.writerow([s.currency, "pays", t.payer, t.payee, spreadsheet_amount(t.cents), ""])
     return response
 
 
@@ -353,11 +358,11 @@ def me(request: SignedInRequest) -> HttpResponse:
     )
     page = Paginator(matches, 20).get_page(request.GET.get("page"))
     group_names = dict(page.object_list)  # a match deleted meanwhile has no card
-    cards = [{**c, "group_name": group_names[c["pk"]]} for c in _cards(list(group_names))]
+    cards = [{**c, "group_name": group_names[c["pk"]]} for c in cards_of(list(group_names))]
     context = {
         "groups": groups,
         **stats_context(summed),
-        "charts": _net_charts(request.user.get_username(), [p.pk for p in players if p], summed),
+        "charts": net_charts(request.user.get_username(), [p.pk for p in players if p], summed),
         "page": page,
         "cards": cards,
         "others": Membership.objects.filter(user=request.user, player__isnull=True)

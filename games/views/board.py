@@ -1,0 +1,547 @@
+"""One match's board and its hands: the page, its polls and share link, saving, checking,
+editing and undoing a hand, and deleting the match."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+from urllib.parse import quote
+
+from django import forms
+from django.conf import settings
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.core.cache import cache
+from django.core.exceptions import ValidationError
+from django.db import OperationalError
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render, resolve_url
+from django.template.loader import render_to_string
+from django.utils.safestring import mark_safe
+from django.views.decorators.http import require_http_methods, require_POST
+from django.views.decorators.vary import vary_on_headers
+from django_htmx.http import (
+    HttpResponseClientRedirect,
+    push_url,
+    reselect,
+    reswap,
+    retarget,
+)
+
+from games import access, regions, rules, words
+from games.access import HtmxRequest, SignedInRequest
+from games.forms import HandForm, WriteForm
+from games.models import MAX_HANDS, Change, Match, Role, Stale
+from games.views.common import (
+    clock,
+    partial,
+    qr,
+)
+from games.views.refusals import (
+    CANT_SAVE,
+)
+
+
+def _go(request: HtmxRequest, to) -> HttpResponse:
+    """Redirect: htmx must load the whole page, not swap it into a region."""
+    if request.htmx:
+        return HttpResponseClientRedirect(resolve_url(to))
+    return redirect(to)
+
+
+HISTORY_SHOWN = 5  # the latest hands under the board; the rest on demand
+
+
+def _cell(name: str, change: int, score: int) -> dict:
+    """A player's line in a hand of the history: the change in words, how it went, the score."""
+    trend = "up" if change > 0 else "down" if change < 0 else ""
+    return {"name": name, "change": words.signed(change), "trend": trend, "score": score}
+
+
+def _summary(match: Match, replayed=None, all_hands: bool = False, me=None) -> dict:
+    """Everything a page shows about a match, folded once by the engine: the whole match for
+    every hand's line, else just the latest hands' (`Match.replay_latest`). For a member
+    (`me`), each hand says who saved it, where it was somebody else, and who changed it."""
+    if all_hands or replayed is None:
+        replayed = match.replay() if all_hands else match.replay_latest(HISTORY_SHOWN)
+    state, results = replayed
+    stakes = match.stakes()
+    payments, net = rules.settle(state, stakes)
+    must_play = state.must_play()
+    shown = results if all_hands else results[-HISTORY_SHOWN:]
+
+    authors = Change.authors(match, [r.number for r in shown]) if shown and me else {}
+    history = [
+        {
+            "number": result.number,
+            "dealer": result.dealer,
+            "text": words.hand_in_words(result),
+            "cells": [_cell(p, result.changes[p], result.scores[p]) for p in state.players],
+            "by": _author(authors.get(result.number), me),
+        }
+        for result in shown
+    ]
+
+    standings = [
+        {
+            "name": p,
+            "score": state.scores[p],
+            "dealer": p == state.dealer and not state.finished,
+            "must_play": p in must_play and not state.finished,
+            "winner": p in state.winners,
+            "net": net.get(p),
+        }
+        for p in state.players
+    ]
+    return {
+        "match": match,
+        "state": state,
+        "standings": standings,
+        "history": history[::-1],
+        "payments": payments,
+        "stakes": stakes,
+        "stakes_text": words.stakes_text(stakes),
+        "if_ended": words.if_ended(rules.payout_if_ended(state, stakes), stakes.currency),
+        "preset": rules.PRESETS[match.preset],
+        "house_rules": words.house_rules_words(match.preset, state.ruleset),
+        "rules_words": words.rules_in_words(state.ruleset, stakes),
+        # How often a board left open asks whether its match changed: less often once it is
+        # won (an Undo can reopen it).
+        "poll_every": f"{settings.POLL_SECONDS_WON if state.finished else settings.POLL_SECONDS}s",
+        "all_hands": all_hands,
+    }
+
+
+def _author(change: Change | None, me) -> str:
+    """Who wrote a hand as it stands: "changed by Bob at 9:14 p.m.", or "saved by Bob" where
+    it was not the reader."""
+    if change is None:
+        return ""
+    if change.kind == Change.Kind.EDITED:
+        return f"changed by {change.by or 'somebody'} at {clock(change.at)}"
+    return f"saved by {change.by}" if change.by and change.by != me.get_username() else ""
+
+
+# A board drawn for a version of a match is drawn once: the next page, poll or phone at that
+# version takes it from the shared cache. Its key holds all the drawing depends on (the version
+# moves with every change of the hands; the names do not, so they are in it too; the moment
+# the match was made, as ids of a dropped database are used again), and the forms' CSRF token
+# is put in as each request's own (games/regions.py).
+
+
+def _board_key(request: SignedInRequest, match: Match, role: Role) -> str | None:
+    """The key of a board as a plain GET draws it; None where it is drawn for one request
+    (a form with what the player entered, a notice)."""
+    if request.method != "GET":
+        return None
+    parts = (match.pk, match.created.isoformat(), match.version, match.names, role)
+    return regions.cache_key("board", *parts, request.user.get_username(), _all_hands(request))
+
+
+def _read_together(request: SignedInRequest, match: Match, read: Callable[[Match], Any]):
+    """(the match, `read(match)`) with no save landing in between: where another phone's
+    save landed between reading the match and `read`'s reading of its hands
+    (`Match.moved_on`), both are read again, up to three times. Never a board whose hands are
+    newer than its version (a Save from it would be refused as stale)."""
+    result = read(match)
+    for _ in range(3):
+        if not match.moved_on():
+            break
+        match = access.get_match(request, match.pk)
+        result = read(match)
+    return match, result
+
+
+def _board(
+    request: SignedInRequest,
+    match: Match,
+    form: HandForm | None = None,
+    notice: str | None = None,
+    status: int = 200,
+    replayed=None,
+    whole: bool = False,
+) -> HttpResponse:
+    """The board: the whole match page, or for htmx its board alone (`whole` asks for the
+    page even then, for an answer that takes the place of another page)."""
+    role = access.require(request, match.group_id)
+    kept = form is None and notice is None  # drawn as a plain GET draws it: cached
+    key = _board_key(request, match, role) if kept else None
+    drawn = cache.get(key) if key else None
+    summary: dict[str, Any] = {}
+    if drawn is None:
+        hands = _all_hands(request)
+        if replayed is None:
+            match, summary = _read_together(
+                request, match, lambda m: _summary(m, None, hands, me=request.user)
+            )
+        else:
+            summary = _summary(match, replayed, hands, me=request.user)
+    share_url = request.build_absolute_uri(match.get_share_url())
+    context: dict[str, Any] = {
+        "match": match,
+        "share_url": share_url,
+        "share_qr": lambda: qr(share_url),  # drawn only where the page shows it
+        "viewer": not role.allows(Role.SCORER),
+        "is_owner": role.allows(Role.OWNER),
+    }
+    if drawn is None:
+        context.update(summary)
+        state: rules.MatchState = context["state"]
+        if not role.allows(Role.SCORER):
+            form = None
+        elif form is None and not state.finished:
+            form = HandForm(state, initial={"number": state.hands + 1, "version": match.version})
+        context.update(
+            form=form,
+            number=state.hands + 1,
+            notice=notice,
+            history_url=match.get_absolute_url() + "?hands=all",
+        )
+        key = _board_key(request, match, role) if kept else None  # the version as read
+        if key:
+            drawn = regions.partial(request, "games/match_detail.html#board", context)
+            cache.set(key, drawn, regions.SECONDS)
+    if drawn is not None:
+        context["board"] = regions.with_token(request, drawn)
+    region = _region(request)
+    if request.htmx and not whole and region == "board" and "board" in context:
+        response = HttpResponse(context["board"], status=status)
+    else:
+        page = "games/match_detail.html"
+        template = page if whole else partial(request, page, region)
+        response = render(request, template, context, status=status)
+    if request.htmx and (request.method == "POST" or "v" in request.GET):
+        response["HX-Trigger"] = "board-changed"  # the score race under the board follows
+    if "v" in request.GET:  # a poll: what changed, for a phone in the middle of a hand
+        before = _count(request.GET.get("n"))
+        response["X-Board-Change"] = _what_changed(request, match, before, match.hands_played)
+    return response
+
+
+def _all_hands(request: HttpRequest) -> bool:
+    """A page asks for every hand of the history: "Show all", or the poll of a board showing
+    every hand (its history says so, and the board keeps them)."""
+    return request.GET.get("hands") == "all"
+
+
+def _region(request: HttpRequest) -> str:
+    """What an htmx request redraws: "Show all" the history, or the board (a poll, `?v=`)."""
+    return "hands" if _all_hands(request) and "v" not in request.GET else "board"
+
+
+def _count(text) -> int | None:
+    try:
+        return forms.IntegerField(min_value=0, max_value=MAX_HANDS).clean(text)
+    except ValidationError:
+        return None
+
+
+def _unchanged(request: HtmxRequest, matches) -> bool:
+    """A live board's poll (`?v=` the version it shows) for a match whose hands are as
+    they were: answered 204 from one small query, with no replay."""
+    if not request.htmx or "v" not in request.GET:
+        return False
+    version = get_object_or_404(matches.values_list("version", flat=True))
+    return request.GET["v"] == str(version)
+
+
+def _numbers(first: int, last: int) -> str:
+    if first == last:
+        return f"Hand {first} was"
+    return (
+        f"Hands {first} and {last} were" if last == first + 1 else f"Hands {first} to {last} were"
+    )
+
+
+def _by(request: HttpRequest, match: Match, kind: str, first: int, last: int) -> str:
+    """ "by Bob", from the change log: who else saved (or undid) those hands. One's own other
+    phone goes without a name, as it did before groups."""
+    you = request.user.get_username()
+    names = [name for name in Change.who(match, kind, first, last) if name != you]
+    return f" by {rules.join_names(names)}" if names else ""
+
+
+def _what_changed(request: HttpRequest, match: Match, before: int | None, now: int) -> str:
+    """What another phone did, and who, from the hands a page showed and the hands there
+    are now: "Hand 5 was saved by Bob on another phone." """
+    if before is not None and now > before:
+        by = _by(request, match, Change.Kind.SAVED, before + 1, now)
+        return f"{_numbers(before + 1, now)} saved{by} on another phone."
+    if before is not None and now < before:
+        by = _by(request, match, Change.Kind.UNDONE, now + 1, before)
+        return f"{_numbers(now + 1, before)} undone{by} on another phone."
+    return "The hands were changed on another phone."
+
+
+def _stale_board(
+    request: SignedInRequest,
+    pk: int,
+    before: int | None,
+    entry=None,
+    tail: str = "",
+    whole: bool = False,
+) -> HttpResponse:
+    """409: the board as it is now, what changed, and what the player entered, kept.
+
+    Where the entry still fits the match it is offered as the next hand; otherwise the
+    form says what is wrong with it, and the player can fix it or discard it.
+    """
+    match, replayed = _read_together(
+        request, access.get_match(request, pk), lambda m: m.replay_latest(HISTORY_SHOWN)
+    )
+    state = replayed[0]
+    notice = _what_changed(request, match, before, state.hands) + tail
+    form = None
+    if entry is not None and not state.finished:
+        data = entry.copy()
+        data.update({"number": state.hands + 1, "version": match.version})
+        form = HandForm(state, data, checking=True)
+        form.is_valid()
+    elif entry is not None:
+        notice += " The match is over, so what you entered was not saved."
+    response = _board(
+        request, match, form, notice=notice, status=409, replayed=replayed, whole=whole
+    )
+    if request.htmx:  # a check answers into the hand form; this answer is the whole board,
+        # or (`whole`) the match page's main, title and all, in another page's place.
+        target = "#main" if whole else "#board"
+        # htmx takes modifiers after the swap method; django-htmx's type names the method alone.
+        response = reswap(retarget(response, target), "outerHTML show:window:top")  # type: ignore[arg-type]
+        if whole:
+            reselect(response, target)
+    return response
+
+
+@login_required
+@require_http_methods(["GET"])
+@vary_on_headers("HX-Request")
+def match_detail(request: SignedInRequest, pk: int) -> HttpResponse:
+    if _unchanged(request, Match.objects.filter(pk=pk, group__memberships__user=request.user)):
+        return HttpResponse(status=204)
+    return _board(request, access.get_match(request, pk))
+
+
+@require_http_methods(["GET"])
+@vary_on_headers("HX-Request")
+def match_shared(request: HtmxRequest, token: str) -> HttpResponse:
+    """The read-only board behind a share link: no account, nothing to change, and it
+    follows the match by itself."""
+    matches = Match.objects.filter(share_token=token)
+    try:
+        if _unchanged(request, matches):
+            return HttpResponse(status=204)
+        match = get_object_or_404(matches.with_seats())
+    except Http404:  # a revoked link
+        template = partial(request, "games/link_gone.html", "board")
+        # A board left open stops asking (htmx stops polling on 286); a page opened anew: 404.
+        return render(request, template, status=286 if request.htmx else 404)
+    region = _region(request)
+    context = {"match": match}
+    key = regions.cache_key("shared", token, match.version, match.names, _all_hands(request))
+    board = cache.get(key) if region == "board" else None
+    if board is None:
+        context.update(_summary(match, all_hands=_all_hands(request)))
+        context.update(viewer=True, history_url=match.get_share_url() + "?hands=all")
+        if region == "board":
+            board = render_to_string("games/match_shared.html#board", context, request)
+            cache.set(key, board, regions.SECONDS)
+    if board is not None:
+        if request.htmx:
+            return HttpResponse(board)
+        context["board"] = mark_safe(board)
+    return render(request, partial(request, "games/match_shared.html", region), context)
+
+
+@login_required
+@require_POST
+def match_share(request: SignedInRequest, pk: int) -> HttpResponse:
+    match = access.get_match(request, pk, Role.SCORER)
+    match.new_share_link()
+    messages.info(request, "A new link to the board; the old one no longer works.")
+    return redirect(match.get_absolute_url() + "#share")
+
+
+@login_required
+@require_POST
+@vary_on_headers("HX-Request")
+def hand_create(request: SignedInRequest, pk: int) -> HttpResponse:
+    match = access.get_match(request, pk, Role.SCORER)
+    number, version = WriteForm(request.POST).read()
+    before = None if number is None else match.state_before(number)
+    if number is None or before is None:
+        return _stale_board(request, pk, None, request.POST)
+    state, _ = before
+    form = HandForm(state, request.POST)
+    if form.is_valid():
+        try:
+            now, replayed = match.add_hand(number, form.hand, version, by=request.user)
+        except Stale:
+            return _stale_board(request, pk, number - 1, request.POST)
+        except rules.RuleError as e:
+            form.add_error(None, e.message)
+        except OperationalError:  # locked past the time-out, or a full disk: rolled back
+            form.add_error(None, CANT_SAVE)
+            return _cant_save(_board(request, match, form, status=503))
+        else:
+            return _board(request, now, replayed=replayed) if request.htmx else redirect(match)
+    if version != match.version:
+        return _stale_board(request, pk, number - 1, request.POST)
+    return _board(request, match, form)
+
+
+@login_required
+@require_POST
+@vary_on_headers("HX-Request")
+def hand_check(request: SignedInRequest, pk: int, number: int | None = None) -> HttpResponse:
+    """Re-draw the hand form as it is being filled in: the next question, a rule or a preview.
+
+    Without `number` it is the next hand, and never turns into an edit of a stored one.
+    """
+    match = access.get_match(request, pk, Role.SCORER)
+    sent, version = WriteForm(request.POST).read()
+    if version != match.version:
+        if number is not None:
+            return _stale_edit(request, pk, number)
+        return _stale_board(request, pk, None if sent is None else sent - 1, request.POST)
+    if number is not None and (not 1 <= number <= match.hands_played or match.finished):
+        return _go(request, match)
+    before = match.state_before(match.hands_played + 1 if number is None else number)
+    if before is None:  # hands undone since the match was read
+        if number is not None:
+            return _stale_edit(request, pk, number)
+        return _stale_board(request, pk, None if sent is None else sent - 1, request.POST)
+    state, _ = before
+    if state.finished:
+        return _go(request, match)
+    form = HandForm(state, request.POST, checking=True)
+    form.is_valid()
+    if number is not None:
+        return _edit_page(request, match, number, form)
+    if request.htmx:
+        context = {"match": match, "form": form, "state": state, "number": state.hands + 1}
+        return render(request, "games/match_detail.html#hand-form", context)
+    return _board(request, match, form)
+
+
+def _edit_page(
+    request: HtmxRequest, match: Match, number: int, form: HandForm, notice=None, status=200
+) -> HttpResponse:
+    context = {
+        "match": match,
+        "state": form.state,
+        "form": form,
+        "number": number,
+        "editing": True,
+        "notice": notice,
+    }
+    template = partial(request, "games/hand_edit.html", "hand-form")
+    return render(request, template, context, status=status)
+
+
+def _stale_edit(request: SignedInRequest, pk: int, number: int) -> HttpResponse:
+    """409 for an edit from an out-of-date page: the change is kept, on today's match (where
+    the hand was undone meanwhile, on the board as the next hand); where the match was won
+    meanwhile, the board says so."""
+    match = access.get_match(request, pk)
+    state, hand = match.state_before(number) or (None, None)
+    if hand is None and not match.finished:
+        # Undone: what was typed is kept on the board, offered as the next hand.
+        response = _stale_board(request, pk, number, entry=request.POST, whole=True)
+        if request.htmx:  # the edit page has no board: the match page takes its place
+            push_url(response, match.get_absolute_url())
+        return response
+    if state is None or hand is None or match.finished:
+        done = f"Hand {number} was undone" if hand is None else "The match was won"
+        notice = f"{done} on another phone, so your change to hand {number} was not saved."
+        if not request.htmx:
+            return _board(request, match, notice=notice, status=409)
+        messages.warning(request, notice)  # the edit page has no board to swap: go to it
+        response = _go(request, match)
+        response.status_code = 409
+        return response
+    data = request.POST.copy()
+    data["version"] = str(match.version)
+    form = HandForm(state, data, checking=True)
+    form.is_valid()
+    notice = (
+        "The hands were changed on another phone. Your change is kept: save it again to use it."
+    )
+    return _edit_page(request, match, number, form, notice=notice, status=409)
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+@vary_on_headers("HX-Request")
+def hand_edit(request: SignedInRequest, pk: int, number: int) -> HttpResponse:
+    match = access.get_match(request, pk, Role.SCORER)
+    state, hand = match.state_before(number) or (None, None)
+    if request.method == "GET":
+        if state is None or hand is None or match.finished:
+            return _go(request, match)  # a finished match is read-only; undo reopens it
+        initial = HandForm.initial_for(hand, state.players, number)
+        initial["version"] = match.version
+        return _edit_page(request, match, number, HandForm(state, initial=initial))
+    _, version = WriteForm(request.POST).read()
+    stale = version != match.version
+    if state is None or hand is None:  # undone on another phone, or never there
+        undone = stale or number <= match.hands_played  # (the hands were read after the match)
+        return _stale_edit(request, pk, number) if undone else _go(request, match)
+    form = HandForm(state, request.POST)
+    if match.finished:  # won meanwhile: only this very edit, sent again, is a success
+        if stale and not (form.is_valid() and form.hand == hand):
+            return _stale_edit(request, pk, number)
+        return _go(request, match)
+    if form.is_valid():
+        try:
+            match.change_hand(number, form.hand, version, by=request.user)
+        except Stale:
+            return _stale_edit(request, pk, number)
+        except rules.RuleError as e:
+            form.add_error(
+                None, f"That would break hand {e.hand}: {e.message} Undo later hands first."
+            )
+        except OperationalError:
+            form.add_error(None, CANT_SAVE)
+            return _cant_save(_edit_page(request, match, number, form, status=503))
+        else:
+            messages.success(request, f"Hand {number} changed; every later hand re-scored.")
+            return _go(request, match)
+    elif version != match.version:
+        return _stale_edit(request, pk, number)
+    return _edit_page(request, match, number, form)
+
+
+@login_required
+@require_POST
+@vary_on_headers("HX-Request")
+def hand_undo(request: SignedInRequest, pk: int) -> HttpResponse:
+    match = access.get_match(request, pk, Role.SCORER)
+    number, version = WriteForm(request.POST).read()
+    try:
+        undone = number is not None and match.undo_hand(number, version, by=request.user)
+    except Stale:
+        return _stale_board(request, pk, number, tail=" Nothing was undone.")
+    if undone and not request.htmx:  # with htmx the board itself shows it, and at once
+        messages.info(request, f"Hand {number} undone.")
+    if request.htmx:
+        return _board(request, access.get_match(request, pk))
+    return redirect(match)
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def match_delete(request: SignedInRequest, pk: int) -> HttpResponse:
+    match = access.get_match(request, pk, Role.OWNER)
+    if request.method == "POST":
+        match.remove()
+        messages.info(request, "The match was deleted.")
+        return redirect("games:home")
+    return render(request, "games/match_delete.html", _summary(match))
+
+
+def _cant_save(response: HttpResponse) -> HttpResponse:
+    """The hand forms' own 503: the form drawn again with the entry on it (htmx keeps the one
+    on screen), and the words."""
+    response["X-Problem"] = quote(CANT_SAVE)
+    response["Retry-After"] = "5"
+    return response
