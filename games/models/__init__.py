@@ -35,9 +35,11 @@ from games.models.hands import (
 from games.models.ledger import Payment, PaymentsChanged
 from games.models.matches import (
     MAX_HANDS,
+    Earlier,
     PRESET_CHOICES,
     Match,
     MatchQuerySet,
+    Saved,
     Seat,
     Stale,
     new_share_token,
@@ -86,6 +88,8 @@ __all__ = [
     "Seat",
     "SettleUp",
     "Stale",
+    "Saved",
+    "Earlier",
     "Summed",
     "TALLY_FIELDS",
     "Tallied",
