@@ -9,8 +9,8 @@ from decimal import Decimal
 import pytest
 from django.conf import settings as django_settings
 from django.contrib.auth import get_user_model
-from django.test import Client
 from django.db import connection
+from django.test import Client
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 from pytest_django.asserts import assertInHTML
@@ -2255,9 +2255,7 @@ def test_a_key_stays_with_its_hand_through_edits_and_a_changed_hand_is_not_saved
 
 
 @pytest.mark.parametrize("bad", ["has space", "x" * 65, "ü", "a/b", "k;drop"])
-def test_a_hand_sent_with_a_bad_key_is_refused_in_words_and_nothing_is_stored(
-    client_in, user, bad
-):
+def test_a_hand_sent_with_a_bad_key_is_refused_in_words_and_nothing_is_stored(client_in, user, bad):
     match = make_match(user)
     response = client_in.post(url("hand_create", match.pk), drawn(match, CLUB_POST, key=bad), **HX)
     html = response.content.decode()
@@ -2294,7 +2292,9 @@ def test_every_answer_that_draws_a_board_or_a_hand_form_says_the_version_it_was_
     says_its_version("stale check", client_in.post(url("hand_check", match.pk), stale, **HX), 409)
     stale_edit = client_in.post(url("hand_edit", match.pk, 1), {**stale, "number": "1"})
     says_its_version("stale edit", stale_edit, 409)
-    says_its_version("undo", client_in.post(url("hand_undo", match.pk), drawn(match, number="2"), **HX))
+    says_its_version(
+        "undo", client_in.post(url("hand_undo", match.pk), drawn(match, number="2"), **HX)
+    )
 
 
 def test_the_second_phone_to_save_the_same_hand_is_told_who_saved_it(client_in, user):

@@ -4,24 +4,27 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('games', '0016_result_running'),
+        ("games", "0016_result_running"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='change',
-            name='key',
-            field=models.CharField(blank=True, default='', max_length=64),
+            model_name="change",
+            name="key",
+            field=models.CharField(blank=True, default="", max_length=64),
         ),
         migrations.AddField(
-            model_name='hand',
-            name='key',
+            model_name="hand",
+            name="key",
             field=models.CharField(blank=True, max_length=64, null=True),
         ),
         migrations.AddConstraint(
-            model_name='hand',
-            constraint=models.UniqueConstraint(condition=models.Q(('key__isnull', False)), fields=('match', 'key'), name='hand_key_unique'),
+            model_name="hand",
+            constraint=models.UniqueConstraint(
+                condition=models.Q(("key__isnull", False)),
+                fields=("match", "key"),
+                name="hand_key_unique",
+            ),
         ),
     ]

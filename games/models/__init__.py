@@ -35,8 +35,8 @@ from games.models.hands import (
 from games.models.ledger import Payment, PaymentsChanged
 from games.models.matches import (
     MAX_HANDS,
-    Earlier,
     PRESET_CHOICES,
+    Earlier,
     Match,
     MatchQuerySet,
     Saved,

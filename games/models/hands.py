@@ -123,7 +123,8 @@ class Hand(models.Model):
     # The key the phone sent the hand with: a resend of it (its answer lost on the way, or an
     # outbox sending again) is answered as the first was and never stored twice. It stays
     # with the hand through an edit; an undo drops it with the row (the change log keeps it).
-    key = models.CharField(max_length=KEY_LENGTH, null=True, blank=True)
+    # NULL, not "", where a hand came without one: unique only among the hands that have one.
+    key = models.CharField(max_length=KEY_LENGTH, null=True, blank=True)  # noqa: DJ001
 
     class Meta:
         ordering = ["match", "number"]
@@ -167,9 +168,10 @@ class Hand(models.Model):
         match: Match, hands: list[tuple[int, rules.Hand, dict]], players: dict, keys=None
     ):
         """Write these (number, hand, verdict) rows, the verdict as `hand_verdict()` gives it,
-        and `keys` ({number: key}) where a phone gave one, in three statements however many there are (the hands, their ids, their plays): a
-        thousand hands imported cost no more a hand than one saved. Plain SQL: building a
-        model instance and its compiled insert took far longer than the database's write."""
+        and `keys` ({number: key}) where a phone gave one, in three statements however many
+        there are (the hands, their ids, their plays): a thousand hands imported cost no more
+        a hand than one saved. Plain SQL: building a model instance and its compiled insert
+        took far longer than the database's write."""
         if not hands:
             return
         created = connection.ops.adapt_datetimefield_value(timezone.now())

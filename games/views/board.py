@@ -356,10 +356,9 @@ def _conflict(
     where no other hand stands under that number."""
     before, hand = mine
     number = before.hands + 1
-    found = match.state_before(number)
-    if found is None or found[1] is None or found[1] == hand:
+    stored_before, theirs = match.state_before(number) or (None, None)
+    if stored_before is None or theirs is None or theirs == hand:
         return None
-    stored_before, theirs = found
     try:
         stored, typed = rules.play(stored_before, theirs)[1], rules.play(before, hand)[1]
     except rules.RuleError:  # the hands before it changed meanwhile: no side by side
