@@ -13,6 +13,7 @@ from django.contrib.auth.forms import UserCreationForm
 from games import rules, words
 from games.checks import password_reset_on
 from games.models import MAX_HANDS, PRESET_CHOICES, SUIT_CHOICES
+from games.models.hands import KEY_LENGTH
 from games.words import CHOICE_WORDS, OPTION_LABELS, option_text
 
 PASS = "pass"
@@ -241,6 +242,25 @@ def _tricks_field(player: str, counts: tuple[int, ...]) -> forms.TypedChoiceFiel
     )
 
 
+def key_field() -> forms.RegexField:
+    """The key a phone gives a hand it sends (#35 §3): its own id for it, so that a resend is
+    stored once. Optional; anything but letters, digits, - and _ is refused in words."""
+    return forms.RegexField(
+        regex=rf"^[A-Za-z0-9_-]{{1,{KEY_LENGTH}}}\Z",
+        required=False,
+        max_length=KEY_LENGTH,
+        error_messages={"invalid": words.BAD_KEY, "max_length": words.BAD_KEY},
+    )
+
+
+def read_key(data) -> str | None:
+    """The hand's key as sent, or None where there is none or it is not one."""
+    try:
+        return key_field().clean(data.get("key", "")) or None
+    except forms.ValidationError:
+        return None
+
+
 class WriteForm(forms.Form):
     """What every write to a match carries: the hand it is about, and the version of the
     match its page was drawn from (hidden inputs)."""
@@ -282,6 +302,7 @@ class HandForm(WriteForm):
     dropped = forms.MultipleChoiceField(
         label="Dropped out", required=False, widget=forms.CheckboxSelectMultiple
     )
+    key = key_field()
 
     def __init__(self, state: rules.MatchState, *args, checking: bool = False, **kwargs):
         super().__init__(*args, **kwargs)

@@ -15,6 +15,30 @@ NOT_FEWEST = (
     " in the fewest."
 )
 
+# What a Save hears when the hand it sends was stored already (#33 §2, #35 §3).
+BAD_KEY = (
+    "This hand came with a key the app did not make (up to 64 letters, digits, - and _)."
+    " Save it again from the board."
+)
+
+
+def saved_twice(name: str) -> str:
+    """Another phone saved the very hand this one sends: "Bob saved this same hand a moment
+    ago." (empty `name`: the reader's own account, on another phone)."""
+    if not name:
+        return "This same hand was saved on your other phone a moment ago."
+    return f"{name} saved this same hand a moment ago."
+
+
+def resent(number: int, now: str) -> str:
+    """A hand sent again under the key it was stored with, since changed or undone: never
+    stored again."""
+    if now == "undone":
+        return f"Hand {number} was saved, then undone, so it was not saved again."
+    if now == "changed":
+        return f"Hand {number} was saved, then changed, so it was not saved again."
+    return ""
+
 
 def money(cents: int, currency: str = "USD") -> str:
     """Cents as players say them: "$1.70", "−$0.40", or "1.70 CHF" for a label without a

@@ -127,6 +127,22 @@ def test_two_phones_saving_different_hands_at_once_one_wins_the_other_hears_409(
         assert "Hand 1 was saved on another phone." in loser
 
 
+def test_one_hand_sent_under_its_key_by_four_requests_at_once_is_stored_once(server, phones):
+    a, _ = phones
+    for round_ in range(ROUNDS):
+        match = a.new_match()
+        page = a.page(match)
+        sent = {**CLUB, "key": f"outbox-{match}-{round_}"}
+        answers = at_once(*[(a.save, match, page, sent)] * 4)
+        assert [r.status_code for r in answers] == [200] * 4
+        assert {r.headers["X-Match-Version"] for r in answers} == {"1"}
+        assert not any("saved this same hand" in r.text for r in answers)
+        assert len(stored(server, a, match)) == 1
+        _, database = server
+        keys = query(database, f"SELECT key FROM games_hand WHERE match_id = {match}")
+        assert keys == [(sent["key"],)]
+
+
 def test_two_scorers_of_a_group_saving_at_once_keep_every_guarantee(server):
     base, _ = server
     owner = Phone(base, "host", signup=True)
@@ -158,8 +174,12 @@ def test_a_stale_page_never_overwrites_and_its_entry_saves_as_the_next_hand(serv
     check = b.post(match, "hands/check/", {**hidden(page_b, 'id="hand-form"'), "upcard": "hearts"})
     assert check.status_code == 409 and "Save changes" not in check.text
     refused = b.save(match, page_b, ORDERED)
-    assert refused.status_code == 409 and "save it as hand 2" in refused.text
-    assert b.save(match, refused.text, ORDERED).status_code == 200  # B chooses to save it
+    assert refused.status_code == 409 and 'id="conflict"' in refused.text
+    assert "Save hand" not in refused.text  # both entries side by side, nothing one tap away
+    # B chooses "Mine is the next hand": its preview as hand 2 first, then the Save.
+    preview = b.post(match, "hands/check/", hidden(refused.text, 'id="mine-next"'))
+    assert preview.status_code == 200 and "Save hand 2" in preview.text
+    assert b.save(match, preview.text, ORDERED).status_code == 200
     hands = stored(server, a, match)
     assert [h["upcard"] for h in hands] == ["clubs", "hearts"]
 

@@ -242,7 +242,7 @@ def test_whatever_is_written_the_sums_are_the_results_added_up(user, seed):
                     break
                 match = Match.objects.with_seats().get(pk=match.pk)
                 hand = random_hand(state, rnd)
-                (match, (state, _)) = match.add_hand(state.hands + 1, hand, match.version)
+                match, (state, _), _ = match.add_hand(state.hands + 1, hand, match.version)
         elif what == "change":
             match = rnd.choice(matches)
             if not match.hands_played:

@@ -10,12 +10,23 @@ import pytest
 from django.conf import settings as django_settings
 from django.contrib.auth import get_user_model
 from django.db import connection
+from django.test import Client
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 from pytest_django.asserts import assertInHTML
 
 from games import rules
-from games.models import Group, Hand, Match, MatchQuerySet, Night, Play, Player
+from games.models import (
+    Group,
+    Hand,
+    Match,
+    MatchQuerySet,
+    Membership,
+    Night,
+    Play,
+    Player,
+    Role,
+)
 from games.rules import Hand as GameHand
 
 from .conftest import make_match
@@ -1322,9 +1333,20 @@ def test_a_client_that_sends_back_the_pages_hidden_inputs_can_save_edit_and_undo
     assert not Hand.objects.filter(match=match).exists()
 
 
-def test_a_stale_save_is_refused_with_the_board_and_keeps_the_entry_as_the_next_hand(
-    client_in, user
-):
+def conflict_of(html: str) -> str:
+    """The side-by-side block of a 409: the hand stored under a number and the one typed."""
+    found = re.search(r'<section id="conflict".*?</section>', html, re.S)
+    assert found, "no #conflict on the page"
+    return found.group(0)
+
+
+def entry(html: str, side: str) -> str:
+    found = re.search(rf'<div class="entry" data-entry="{side}">.*?</div>\s*</div>', html, re.S)
+    assert found, side
+    return found.group(0)
+
+
+def test_a_stale_save_shows_both_entries_side_by_side_and_keeps_what_was_typed(client_in, user):
     match = make_match(user)
     stale = drawn(match, ORDERED_POST)  # phone B's page, drawn before phone A saves
     client_in.post(url("hand_create", match.pk), drawn(match, CLUB_POST))
@@ -1333,11 +1355,17 @@ def test_a_stale_save_is_refused_with_the_board_and_keeps_the_entry_as_the_next_
         html = response.content.decode()
         assert response.status_code == 409
         assert "Hand 1 was saved on another phone." in html
-        assert "save it as hand 2" in html
-        # What B entered is on screen, now for hand 2 and today's version.
-        assert 'name="number" value="2"' in html and 'name="version" value="1"' in html
-        assert re.search(r'name="maker" value="1"[^>]*checked', html)
-        assert 'name="t1" value="3"' in html
+        both = conflict_of(html)
+        # The stored hand as the hands list words it, and who saved it; the typed one beside.
+        assert "♣ turned · all play" in entry(both, "stored") and "Saved by you" in both
+        assert "♥ turned · Bob ordered up · Cat out" in entry(both, "mine")
+        assert "Keep theirs" in both and "Mine is the next hand" in both
+        # No hand is one tap from being stored: no Save, no hand form, until asked.
+        assert "Save hand" not in html and 'id="hand-form"' not in html
+        # What B entered rides on in hidden inputs, for hand 2 and today's version.
+        kept = hidden_inputs(html, "mine-next")
+        assert kept["number"] == "2" and kept["version"] == "1"
+        assert kept["maker"] == "1" and kept["t1"] == "3" and kept["dropped"] == "Cat"
     assert Match.objects.get(pk=match.pk).game_hands() == [CLUB]
     # B chooses to save it: it becomes hand 2.
     kept = drawn(match, ORDERED_POST, number="2")
@@ -2152,3 +2180,195 @@ def test_a_board_played_for_money_says_what_it_would_pay_were_it_to_end_now(clie
     assert said in board.content.decode()
     unstaked = make_match(user, stakes=rules.Stakes(), hands=[CLUB])
     assert "If it ended now" not in client_in.get(unstaked.get_absolute_url()).content.decode()
+
+
+# --- A key per hand; the second phone told; two entries of one hand (#33 §2, #35 §3) -------
+
+KEY = "phone-7f3a_0001"
+
+
+def scorer(match, username: str, player: str | None = None):
+    """A second phone: another scorer of the match's group, said to be `player` (`/me/`)."""
+    other = get_user_model().objects.create_user(username, password=PASSWORD)
+    match.group.join(other, Role.SCORER)
+    if player is not None:
+        seat = Player.objects.get(group=match.group, name=player)
+        Membership.objects.filter(group=match.group, user=other).update(player=seat)
+    phone = Client()
+    phone.force_login(other)
+    return phone
+
+
+def notice_of(html: str) -> str:
+    found = re.search(r'<div class="notice" role="alert">(.*?)</div>', html, re.S)
+    return found.group(1) if found else ""
+
+
+def test_a_hand_resent_under_its_key_is_answered_as_the_first_and_stored_once(client_in, user):
+    match = make_match(user)
+    sent = drawn(match, CLUB_POST, key=KEY)
+    first = client_in.post(url("hand_create", match.pk), sent, **HX)
+    assert first.status_code == 200 and Hand.objects.get(match=match).key == KEY
+    again = client_in.post(url("hand_create", match.pk), sent, **HX)  # its answer was lost
+    assert again.status_code == 200 and notice_of(again.content.decode()) == ""
+    assert again["X-Match-Version"] == first["X-Match-Version"] == "1"
+    assert client_in.post(url("hand_create", match.pk), sent).status_code == 302  # no htmx
+    # Another hand lands; the resend, from a page of an older version, is still the first's.
+    client_in.post(url("hand_create", match.pk), drawn(match, CLUB_POST, number="2"))
+    late = client_in.post(url("hand_create", match.pk), sent, **HX)
+    assert late.status_code == 200 and late["X-Match-Version"] == "2"
+    assert Match.objects.get(pk=match.pk).game_hands() == [CLUB, CLUB]
+    assert Match.objects.get(pk=match.pk).version == 2
+
+
+def test_a_resend_of_a_key_whose_hand_was_undone_is_never_stored_again(client_in, user):
+    match = make_match(user)
+    sent = drawn(match, CLUB_POST, key=KEY)
+    client_in.post(url("hand_create", match.pk), sent, **HX)
+    client_in.post(url("hand_undo", match.pk), drawn(match, number="1"), **HX)
+    assert not Hand.objects.filter(match=match).exists()  # the undo took the key with it
+    for headers in (HX, {}):
+        response = client_in.post(url("hand_create", match.pk), sent, follow=True, **headers)
+        assert response.status_code == 200
+        said = "Hand 1 was saved, then undone, so it was not saved again."
+        assert said in response.content.decode()
+    assert not Hand.objects.filter(match=match).exists()
+
+
+def test_a_key_stays_with_its_hand_through_edits_and_a_changed_hand_is_not_saved_again(
+    client_in, user
+):
+    match = make_match(user)
+    first = drawn(match, CLUB_POST, key=KEY)
+    client_in.post(url("hand_create", match.pk), first, **HX)
+    second = drawn(match, CLUB_POST, number="2", key="second")
+    client_in.post(url("hand_create", match.pk), second, **HX)
+    client_in.post(url("hand_edit", match.pk, 2), drawn(match, CLUB_POST, t0="1", t1="2"))
+    keys = dict(Hand.objects.filter(match=match).values_list("number", "key"))
+    assert keys == {1: KEY, 2: "second"}  # each kept: an edit of its own hand or another's
+    untouched = client_in.post(url("hand_create", match.pk), first, **HX)
+    assert untouched.status_code == 200 and notice_of(untouched.content.decode()) == ""
+    changed = client_in.post(url("hand_create", match.pk), second, **HX)
+    assert "Hand 2 was saved, then changed, so it was not saved again." in changed.content.decode()
+    hands = Match.objects.get(pk=match.pk).game_hands()
+    assert len(hands) == 2 and hands[1].tricks["Bob"] == 2
+
+
+@pytest.mark.parametrize("bad", ["has space", "x" * 65, "ü", "a/b", "k;drop"])
+def test_a_hand_sent_with_a_bad_key_is_refused_in_words_and_nothing_is_stored(client_in, user, bad):
+    match = make_match(user)
+    response = client_in.post(url("hand_create", match.pk), drawn(match, CLUB_POST, key=bad), **HX)
+    html = response.content.decode()
+    assert response.status_code == 200
+    assert "This hand came with a key the app did not make" in html
+    assert not Hand.objects.filter(match=match).exists()
+
+
+def test_every_answer_that_draws_a_board_or_a_hand_form_says_the_version_it_was_drawn_at(
+    client_in, user
+):
+    match = make_match(user, hands=[CLUB])
+    board, hands = match.get_absolute_url(), url("hand_create", match.pk)
+    stale = drawn(match, CLUB_POST, number="2", t0="1", t1="2")
+
+    def says_its_version(name, response, code=200):
+        assert response.status_code == code, name
+        now = str(Match.objects.get(pk=match.pk).version)
+        assert response["X-Match-Version"] == now, name
+        drawn_at = re.findall(r'name="version" value="(\d+)"', response.content.decode())
+        assert set(drawn_at) <= {now}, name  # every write form on it carries that version
+
+    says_its_version("board", client_in.get(board))
+    says_its_version("board for htmx", client_in.get(board, **HX))
+    says_its_version("shared board", client_in.get(match.get_share_url()))
+    check = client_in.post(url("hand_check", match.pk), drawn(match, number="2"), **HX)
+    says_its_version("check", check)
+    says_its_version("edit", client_in.get(url("hand_edit", match.pk, 1)))
+    edit_check = drawn(match, CLUB_POST)
+    says_its_version("edit check", client_in.post(url("hand_edit_check", match.pk, 1), edit_check))
+    says_its_version("save", client_in.post(hands, drawn(match, CLUB_POST, number="2"), **HX))
+    says_its_version("poll", client_in.get(board + "?v=1&n=1", **HX))
+    says_its_version("stale save", client_in.post(hands, stale, **HX), 409)
+    says_its_version("stale check", client_in.post(url("hand_check", match.pk), stale, **HX), 409)
+    stale_edit = client_in.post(url("hand_edit", match.pk, 1), {**stale, "number": "1"})
+    says_its_version("stale edit", stale_edit, 409)
+    says_its_version(
+        "undo", client_in.post(url("hand_undo", match.pk), drawn(match, number="2"), **HX)
+    )
+
+
+def test_the_second_phone_to_save_the_same_hand_is_told_who_saved_it(client_in, user):
+    match = make_match(user)
+    page = drawn(match, CLUB_POST)  # both phones' pages, drawn before either saves
+    bob = scorer(match, "robert", player="Bob")
+    assert bob.post(url("hand_create", match.pk), page, **HX).status_code == 200
+    response = client_in.post(url("hand_create", match.pk), page, **HX)
+    assert response.status_code == 200
+    assert notice_of(response.content.decode()).strip() == (
+        "<p><strong>Bob saved this same hand a moment ago.</strong></p>"
+    )
+    plain = client_in.post(url("hand_create", match.pk), page, follow=True)  # without htmx
+    assert "Bob saved this same hand a moment ago." in plain.content.decode()
+    # The phone that saved it, tapping again or resending, hears nothing of another phone.
+    again = bob.post(url("hand_create", match.pk), page, **HX).content.decode()
+    assert "saved this same hand" not in again
+    assert Match.objects.get(pk=match.pk).game_hands() == [CLUB]
+
+
+def test_a_409_and_saved_by_name_the_player_the_member_said_they_are(client_in, user):
+    match = make_match(user)
+    stale = drawn(match, ORDERED_POST)
+    bob = scorer(match, "robert", player="Bob")
+    bob.post(url("hand_create", match.pk), drawn(match, CLUB_POST), **HX)
+    html = client_in.post(url("hand_create", match.pk), stale, **HX).content.decode()
+    assert "Hand 1 was saved by Bob on another phone." in html
+    assert "Saved by Bob" in entry(conflict_of(html), "stored")
+    assert "saved by Bob" in client_in.get(match.get_absolute_url()).content.decode()
+    assert "robert" not in html
+    # Said nobody: the account's name.
+    Membership.objects.filter(user__username="robert").update(player=None)
+    bob.post(url("hand_create", match.pk), drawn(match, CLUB_POST, number="2"), **HX)
+    html = client_in.post(url("hand_create", match.pk), stale, **HX).content.decode()
+    assert "Hands 1 and 2 were saved by robert on another phone." in html
+
+
+def test_keep_theirs_stores_nothing_and_shows_the_board_as_it_is(client_in, user):
+    match = make_match(user)
+    stale = drawn(match, ORDERED_POST)
+    bob = scorer(match, "robert", player="Bob")
+    bob.post(url("hand_create", match.pk), drawn(match, CLUB_POST), **HX)
+    html = client_in.post(url("hand_create", match.pk), stale, **HX).content.decode()
+    # Keep theirs: the large button, a plain GET of the board (htmx swaps it in).
+    keep = r'<form method="get" action="([^"]+)" hx-get="\1"[^>]*>\s*<button class="primary big">'
+    found = re.search(keep + "Keep theirs</button>", conflict_of(html))
+    assert found and found.group(1) == match.get_absolute_url()
+    board = client_in.get(found.group(1), **HX)
+    page = board.content.decode()
+    assert board.status_code == 200 and 'id="conflict"' not in page
+    assert 'id="hand-form"' in page and 'name="number" value="2"' in page
+    assert Match.objects.get(pk=match.pk).game_hands() == [CLUB]
+    assert Match.objects.get(pk=match.pk).version == 1
+
+
+def test_mine_is_the_next_hand_shows_its_preview_first_then_saves_it_as_the_next(client_in, user):
+    match = make_match(user)
+    stale = drawn(match, ORDERED_POST)
+    bob = scorer(match, "robert", player="Bob")
+    bob.post(url("hand_create", match.pk), drawn(match, CLUB_POST), **HX)
+    for headers in (HX, {}):
+        html = client_in.post(url("hand_create", match.pk), stale, **headers).content.decode()
+        mine = re.search(r'<form id="mine-next"[^>]*action="([^"]+)"', html).group(1)
+        sent = {**hidden_inputs(html, "mine-next")}
+        sent["dropped"] = ["Cat"]
+        preview = client_in.post(mine, sent, **headers)
+        page = preview.content.decode()
+        assert preview.status_code == 200 and Match.objects.get(pk=match.pk).hands_played == 1
+        # The typed hand, now as hand 2 under the next dealer, with its score changes.
+        assert 'name="number" value="2"' in page and "Save hand 2" in page
+        assert re.search(r'name="maker" value="1"[^>]*checked', page)
+        assert re.search(r'name="dropped" value="Cat"[^>]*checked', page)
+        assert '<ul class="preview">' in page and "<strong>Ann</strong>" in page
+    save = {**hidden_inputs(page, "hand-form"), **ORDERED_POST, "number": "2"}
+    assert client_in.post(url("hand_create", match.pk), save, **HX).status_code == 200
+    hands = Match.objects.get(pk=match.pk).game_hands()
+    assert len(hands) == 2 and hands[0] == CLUB and hands[1].maker == "Bob"

@@ -13,6 +13,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from games import matchfile, rules, words
+from games.models.groups import Membership
 
 if TYPE_CHECKING:
     from games.models.matches import Match
@@ -93,6 +94,9 @@ def write_hand_verdicts(rows, names, results: list[rules.HandResult]) -> None:
         type(rows[0]).objects.bulk_update(rows, VERDICT_COLUMNS)
 
 
+# The longest key a phone may give a hand it sends (#35 §3): made on the phone, kept on the hand.
+KEY_LENGTH = 64
+
 # rules.SUITS as choices, named as the app says them ("♣ Clubs").
 SUIT_CHOICES = [(s, words.suit_label(s)) for s in rules.SUITS]
 
@@ -116,11 +120,19 @@ class Hand(models.Model):
     sets = models.JSONField(
         null=True, blank=True, help_text="the hands every seat has fallen short, after it"
     )
+    # The key the phone sent the hand with: a resend of it (its answer lost on the way, or an
+    # outbox sending again) is answered as the first was and never stored twice. It stays
+    # with the hand through an edit; an undo drops it with the row (the change log keeps it).
+    # NULL, not "", where a hand came without one: unique only among the hands that have one.
+    key = models.CharField(max_length=KEY_LENGTH, null=True, blank=True)  # noqa: DJ001
 
     class Meta:
         ordering = ["match", "number"]
         constraints = [
             models.UniqueConstraint(fields=["match", "number"], name="hand_number_unique"),
+            models.UniqueConstraint(
+                fields=["match", "key"], condition=Q(key__isnull=False), name="hand_key_unique"
+            ),
             models.CheckConstraint(condition=Q(number__gte=1), name="hand_number_from_1"),
             models.CheckConstraint(
                 condition=Q(bid__isnull=True) | Q(bid__gte=1, bid__lte=rules.TRICKS),
@@ -152,11 +164,14 @@ class Hand(models.Model):
         )
 
     @staticmethod
-    def store_all(match: Match, hands: list[tuple[int, rules.Hand, dict]], players: dict):
+    def store_all(
+        match: Match, hands: list[tuple[int, rules.Hand, dict]], players: dict, keys=None
+    ):
         """Write these (number, hand, verdict) rows, the verdict as `hand_verdict()` gives it,
-        in three statements however many there are (the hands, their ids, their plays): a
-        thousand hands imported cost no more a hand than one saved. Plain SQL: building a
-        model instance and its compiled insert took far longer than the database's write."""
+        and `keys` ({number: key}) where a phone gave one, in three statements however many
+        there are (the hands, their ids, their plays): a thousand hands imported cost no more
+        a hand than one saved. Plain SQL: building a model instance and its compiled insert
+        took far longer than the database's write."""
         if not hands:
             return
         created = connection.ops.adapt_datetimefield_value(timezone.now())
@@ -164,8 +179,8 @@ class Hand(models.Model):
         with connection.cursor() as cursor:
             cursor.executemany(
                 "INSERT INTO games_hand (match_id, number, upcard, trump, maker_id, bid, passed,"
-                " created, dealer, scores, sets) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s,"
-                " %s, %s)",
+                " created, dealer, scores, sets, key) VALUES (%s, %s, %s, %s, %s, %s, %s, %s,"
+                " %s, %s, %s, %s)",
                 [
                     (
                         match.pk,
@@ -179,6 +194,7 @@ class Hand(models.Model):
                         verdict["dealer"],
                         scores.get_db_prep_save(verdict["scores"], connection),
                         sets.get_db_prep_save(verdict["sets"], connection),
+                        (keys or {}).get(number),
                     )
                     for number, hand, verdict in hands
                 ],
@@ -248,6 +264,8 @@ class Change(models.Model):
     at = models.DateTimeField(default=timezone.now)
     before = models.JSONField(null=True, blank=True)
     after = models.JSONField(null=True, blank=True)
+    # A save's key (`Hand.key`), kept here too: a resend after an undo is still known.
+    key = models.CharField(max_length=KEY_LENGTH, blank=True, default="")
 
     class Meta:
         ordering = ["-at", "-pk"]
@@ -260,7 +278,9 @@ class Change(models.Model):
         return reverse("games:match_log", args=[self.match_id])
 
     @classmethod
-    def note(cls, match: Match, by, kind: str, number: int, before=None, after=None) -> Change:
+    def note(
+        cls, match: Match, by, kind: str, number: int, before=None, after=None, key=None
+    ) -> Change:
         user = by if by is not None and by.is_authenticated else None
         return cls.objects.create(
             match=match,
@@ -270,21 +290,49 @@ class Change(models.Model):
             by=user.get_username() if user else "",
             before=None if before is None else matchfile.dump_hand(before),
             after=None if after is None else matchfile.dump_hand(after),
+            key=key or "",
         )
 
+    @property
+    def name(self) -> str:
+        """Who, as the table knows them: the player the member said they are (`/me/`), else
+        the account's name as it was then (set by `named`; the account's name until then)."""
+        return getattr(self, "_name", self.by)
+
+    @staticmethod
+    def named(match: Match, changes) -> list[Change]:
+        """These changes of `match`, each with its `name`: the player its account is at the
+        match's group's table, where the member said so. One query however many."""
+        changes = list(changes)
+        users = {c.user_id for c in changes if c.user_id is not None}
+        players = dict(
+            Membership.objects.filter(
+                group_id=match.group_id, user_id__in=users, player__isnull=False
+            ).values_list("user_id", "player__name")
+            if users
+            else []
+        )
+        for change in changes:
+            change._name = players.get(change.user_id, change.by)
+        return changes
+
     @classmethod
-    def who(cls, match: Match, kind: str, first: int, last: int) -> list[str]:
-        """Who last did `kind` to each of hands `first` to `last`, each name once."""
+    def who(cls, match: Match, kind: str, first: int, last: int) -> list[tuple[int | None, str]]:
+        """Who last did `kind` to each of hands `first` to `last`, each once: (their account's
+        id, their `name`)."""
         rows = cls.objects.filter(match=match, kind=kind, number__range=(first, last))
-        latest: dict[int, str] = {}
-        for number, by in rows.order_by("at", "pk").values_list("number", "by"):
-            latest[number] = by
-        return list(dict.fromkeys(name for _, name in sorted(latest.items()) if name))
+        latest: dict[int, Change] = {}
+        for row in rows.order_by("at", "pk").only("number", "user_id", "by"):
+            latest[row.number] = row
+        named = cls.named(match, (row for _, row in sorted(latest.items())))
+        return list(dict.fromkeys((c.user_id, c.name) for c in named if c.name))
 
     @classmethod
     def authors(cls, match: Match, numbers: list[int]) -> dict[int, Change]:
-        """The last save or edit of each of these hands: who wrote the hand as it stands."""
+        """The last save or edit of each of these hands: who wrote the hand as it stands,
+        each with its `name`."""
         rows = cls.objects.filter(
             match=match, number__in=numbers, kind__in=[cls.Kind.SAVED, cls.Kind.EDITED]
         ).order_by("at", "pk")
-        return {row.number: row for row in rows.only("number", "kind", "by", "at")}
+        fields = ("number", "kind", "user_id", "by", "at", "key")
+        return {row.number: row for row in cls.named(match, rows.only(*fields))}

@@ -6,6 +6,7 @@ import json
 import secrets
 from dataclasses import dataclass, replace
 from datetime import datetime
+from typing import NamedTuple
 
 from django.core.exceptions import ValidationError
 from django.db import models, transaction
@@ -120,6 +121,27 @@ def _json(value):
     """A JSON column as a query written out reads it: text (as SQLite, and psycopg as Django
     sets it up, hand it back), or the value itself."""
     return json.loads(value) if isinstance(value, str) else value
+
+
+@dataclass
+class Earlier:
+    """The save a hand's save repeats (`Match.add_hand`): hand `number` as `change` stored it
+    (who, with its `name`; None where the log has nobody), and what became of it since:
+    "stored" (it stands as saved), "changed" (edited since) or "undone"."""
+
+    number: int
+    change: Change | None
+    now: str = "stored"
+    same_key: bool = False  # sent again with the very key it was saved with: the same phone
+
+
+class Saved(NamedTuple):
+    """What `Match.add_hand` did: the match as it is now, its replay, and the earlier save
+    of the same hand it found instead of storing it again (None where it stored it)."""
+
+    match: Match
+    replayed: tuple
+    earlier: Earlier | None = None
 
 
 class Stale(Exception):
@@ -516,20 +538,49 @@ class Match(models.Model):
         return state
 
     @transaction.atomic
-    def add_hand(self, number: int, hand: rules.Hand, version: int | None, by=None):
-        """Save hand `number` from a page drawn at `version`: (the match as it is now, its
-        replay). The same hand arriving twice (a double tap, a resent request, two phones
-        entering it) is stored once; anything else from an out-of-date page raises `Stale`.
+    def add_hand(
+        self, number: int, hand: rules.Hand, version: int | None, by=None, key: str | None = None
+    ) -> Saved:
+        """Save hand `number` from a page drawn at `version`, sent with the phone's `key`
+        for it, if any. The same hand arriving twice (a double tap, a resent request, two
+        phones entering it) is stored once, and so is every hand sent under a key already
+        stored, whatever its version (`Saved.earlier` says which save it repeats); anything
+        else from an out-of-date page raises `Stale`.
         """
         match, stored = self._locked()
+        earlier = match.saved_under(key) if key else None  # before the version: a resend
+        if earlier is not None:
+            return Saved(match, match.replay(stored), earlier)
         hand = _seated(hand, self.names, match.names)
         if 1 <= number <= len(stored) and stored[number - 1] == hand:
-            return match, match.replay(stored)
+            change = Change.authors(match, [number]).get(number)
+            return Saved(match, match.replay(stored), Earlier(number, change))
         if version != match.version or number != len(stored) + 1:
             raise Stale(match, len(stored))
-        replayed = match._store(stored, [*stored, hand])
-        Change.note(match, by, Change.Kind.SAVED, number, after=hand)
-        return match, replayed
+        replayed = match._store(stored, [*stored, hand], {number: key} if key else None)
+        Change.note(match, by, Change.Kind.SAVED, number, after=hand, key=key)
+        return Saved(match, replayed)
+
+    def saved_under(self, key: str) -> Earlier | None:
+        """The save of this match's hand that a phone sent with `key`, and what became of
+        it, or None if no hand was stored under it. The log is read before the hand: a save
+        writes both at once, and an undo only ever takes the hand away."""
+        saved = (
+            Change.objects.filter(match=self, kind=Change.Kind.SAVED, key=key)
+            .order_by("-pk")
+            .first()
+        )
+        if saved is None:
+            return None
+        Change.named(self, [saved])
+        now = "stored"
+        if not Hand.objects.filter(match=self, key=key).exists():
+            now = "undone"
+        elif Change.objects.filter(
+            match=self, number=saved.number, kind=Change.Kind.EDITED, pk__gt=saved.pk
+        ).exists():
+            now = "changed"
+        return Earlier(saved.number, saved, now, same_key=True)
 
     @transaction.atomic
     def change_hand(self, number: int, hand: rules.Hand, version: int | None, by=None) -> bool:
@@ -556,14 +607,15 @@ class Match(models.Model):
         Change.note(match, by, Change.Kind.UNDONE, number, before=stored[-1])
         return True
 
-    def _store(self, stored: list[rules.Hand], hands: list[rules.Hand]):
+    def _store(self, stored: list[rules.Hand], hands: list[rules.Hand], keys=None):
         """A write from a phone (a hand saved, changed or undone): write the hand rows that
-        differ between `stored` and `hands`, and the engine's verdict on the hands from the
-        first that differs on, with the row locked. Returns the replay of `hands`."""
+        differ between `stored` and `hands` (a new hand with its phone's key, in `keys`), and
+        the engine's verdict on the hands from the first that differs on, with the row
+        locked. Returns the replay of `hands`."""
         start, state, results = self._replay_to_store(hands)
         if stored == hands:
             return state, results
-        changed = self._write_hands(stored, hands, state, results)
+        changed = self._write_hands(stored, hands, state, results, keys)
         first = changed[0] if changed else len(hands)  # an undo writes no hand
         later = Hand.objects.filter(match=self, number__gt=first).exclude(number__in=changed)
         self._write_verdict(start, state, results, later if first < len(hands) else [])
@@ -587,16 +639,19 @@ class Match(models.Model):
         start = self.start()
         return (start, *rules.replay(start, hands))
 
-    def _write_hands(self, stored, hands, state, results) -> list[int]:
-        """Write the hands of `hands` that differ from `stored` (each with its verdict), drop
-        those past the end, and move the version on. Returns the numbers written."""
+    def _write_hands(self, stored, hands, state, results, keys=None) -> list[int]:
+        """Write the hands of `hands` that differ from `stored` (each with its verdict, and
+        its key: as it had, or from `keys`), drop those past the end, and move the version
+        on. Returns the numbers written."""
         players = {seat.player.name: seat.player for seat in self.seats.all()}
         changed = [n for n, hand in enumerate(hands, 1) if n > len(stored) or stored[n - 1] != hand]
+        rewritten = Hand.objects.filter(match=self, number__in=changed, key__isnull=False)
+        kept = dict(rewritten.values_list("number", "key"))  # an edited hand keeps its key
         Hand.objects.filter(match=self).filter(
             Q(number__in=changed) | Q(number__gt=len(hands))
         ).delete()
         rows = [(n, hands[n - 1], hand_verdict(state.players, results[n - 1])) for n in changed]
-        Hand.store_all(self, rows, players)
+        Hand.store_all(self, rows, players, {**kept, **(keys or {})})
         self.version += 1
         return changed
 

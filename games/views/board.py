@@ -30,8 +30,8 @@ from django_htmx.http import (
 
 from games import access, regions, rules, words
 from games.access import HtmxRequest, SignedInRequest
-from games.forms import HandForm, WriteForm
-from games.models import MAX_HANDS, Change, Match, Role, Stale
+from games.forms import HandForm, WriteForm, read_key
+from games.models import MAX_HANDS, Change, Earlier, Match, Role, Stale
 from games.views.common import (
     clock,
     partial,
@@ -118,8 +118,8 @@ def _author(change: Change | None, me) -> str:
     if change is None:
         return ""
     if change.kind == Change.Kind.EDITED:
-        return f"changed by {change.by or 'somebody'} at {clock(change.at)}"
-    return f"saved by {change.by}" if change.by and change.by != me.get_username() else ""
+        return f"changed by {change.name or 'somebody'} at {clock(change.at)}"
+    return f"saved by {change.name}" if change.name and change.user_id != me.pk else ""
 
 
 # A board drawn for a version of a match is drawn once: the next page, poll or phone at that
@@ -160,9 +160,11 @@ def _board(
     status: int = 200,
     replayed=None,
     whole: bool = False,
+    conflict: dict | None = None,
 ) -> HttpResponse:
     """The board: the whole match page, or for htmx its board alone (`whole` asks for the
-    page even then, for an answer that takes the place of another page)."""
+    page even then, for an answer that takes the place of another page). In the hand form's
+    place, a `conflict` (`_conflict`) where there is one."""
     role = access.require(request, match.group_id)
     kept = form is None and notice is None  # drawn as a plain GET draws it: cached
     key = _board_key(request, match, role) if kept else None
@@ -188,11 +190,12 @@ def _board(
         context.update(summary)
         state: rules.MatchState = context["state"]
         if not role.allows(Role.SCORER):
-            form = None
-        elif form is None and not state.finished:
+            form = conflict = None
+        elif form is None and conflict is None and not state.finished:
             form = HandForm(state, initial={"number": state.hands + 1, "version": match.version})
         context.update(
             form=form,
+            conflict=conflict,
             number=state.hands + 1,
             notice=notice,
             history_url=match.get_absolute_url() + "?hands=all",
@@ -215,6 +218,13 @@ def _board(
     if "v" in request.GET:  # a poll: what changed, for a phone in the middle of a hand
         before = _count(request.GET.get("n"))
         response["X-Board-Change"] = _what_changed(request, match, before, match.hands_played)
+    return _drawn_at(response, match)
+
+
+def _drawn_at(response: HttpResponse, match: Match) -> HttpResponse:
+    """The version of the match a board or hand form was drawn at (what its `version` input
+    holds), for a phone's own code to read without parsing the page."""
+    response["X-Match-Version"] = str(match.version)
     return response
 
 
@@ -256,8 +266,7 @@ def _numbers(first: int, last: int) -> str:
 def _by(request: HttpRequest, match: Match, kind: str, first: int, last: int) -> str:
     """ "by Bob", from the change log: who else saved (or undid) those hands. One's own other
     phone goes without a name, as it did before groups."""
-    you = request.user.get_username()
-    names = [name for name in Change.who(match, kind, first, last) if name != you]
+    names = [name for user, name in Change.who(match, kind, first, last) if user != request.user.pk]
     return f" by {rules.join_names(names)}" if names else ""
 
 
@@ -280,27 +289,40 @@ def _stale_board(
     entry=None,
     tail: str = "",
     whole: bool = False,
+    mine: tuple[rules.MatchState, rules.Hand] | None = None,
 ) -> HttpResponse:
     """409: the board as it is now, what changed, and what the player entered, kept.
 
-    Where the entry still fits the match it is offered as the next hand; otherwise the
-    form says what is wrong with it, and the player can fix it or discard it.
+    Where another hand was stored under the number of the one entered (`mine`: the match
+    it was entered in, and the hand), the two are shown side by side (`_conflict`): keep
+    theirs, or see one's own as the next hand first. Otherwise, where the entry still fits
+    the match it is offered as the next hand; or the form says what is wrong with it, and
+    the player can fix it or discard it.
     """
     match, replayed = _read_together(
         request, access.get_match(request, pk), lambda m: m.replay_latest(HISTORY_SHOWN)
     )
     state = replayed[0]
     notice = _what_changed(request, match, before, state.hands) + tail
-    form = None
-    if entry is not None and not state.finished:
+    form = conflict = None
+    if mine is not None and entry is not None and not state.finished:
+        conflict = _conflict(request, match, state, mine, entry)
+    if entry is not None and conflict is None and not state.finished:
         data = entry.copy()
         data.update({"number": state.hands + 1, "version": match.version})
         form = HandForm(state, data, checking=True)
         form.is_valid()
-    elif entry is not None:
+    elif entry is not None and state.finished:
         notice += " The match is over, so what you entered was not saved."
     response = _board(
-        request, match, form, notice=notice, status=409, replayed=replayed, whole=whole
+        request,
+        match,
+        form,
+        notice=notice,
+        status=409,
+        replayed=replayed,
+        whole=whole,
+        conflict=conflict,
     )
     if request.htmx:  # a check answers into the hand form; this answer is the whole board,
         # or (`whole`) the match page's main, title and all, in another page's place.
@@ -310,6 +332,50 @@ def _stale_board(
         if whole:
             reselect(response, target)
     return response
+
+
+# What of a Save's entry the "Mine is the next hand" form carries on (the hand form's fields).
+ENTRY_FIELDS = ("upcard", "trump", "maker", "bid", "dropped", *(f"t{i}" for i in range(6)))
+
+
+def _entry_side(result: rules.HandResult, players) -> dict:
+    """One side of a conflict: the hand in the words of the hands list, and each player's
+    change."""
+    return {
+        "text": words.hand_in_words(result),
+        "cells": [_cell(p, result.changes[p], result.scores[p]) for p in players],
+    }
+
+
+def _conflict(
+    request: SignedInRequest, match: Match, now: rules.MatchState, mine, entry
+) -> dict | None:
+    """Two entries of one hand: the one stored under its number (who saved it) and the one
+    the player typed (`mine`: the match it was typed in, and the hand), both as the engine
+    sees them; and what was typed, to be offered as the next hand only when asked. None
+    where no other hand stands under that number."""
+    before, hand = mine
+    number = before.hands + 1
+    stored_before, theirs = match.state_before(number) or (None, None)
+    if stored_before is None or theirs is None or theirs == hand:
+        return None
+    try:
+        stored, typed = rules.play(stored_before, theirs)[1], rules.play(before, hand)[1]
+    except rules.RuleError:  # the hands before it changed meanwhile: no side by side
+        return None
+    change = Change.authors(match, [number]).get(number)
+    if change is None or not change.name:
+        by = "on another phone"
+    else:
+        by = "by you" if change.user_id == request.user.pk else f"by {change.name}"
+    carried = [(name, v) for name in ENTRY_FIELDS for v in entry.getlist(name) if v != ""]
+    return {
+        "number": number,
+        "next": now.hands + 1,
+        "stored": {**_entry_side(stored, now.players), "by": by},
+        "mine": _entry_side(typed, now.players),
+        "fields": carried,
+    }
 
 
 @login_required
@@ -347,9 +413,11 @@ def match_shared(request: HtmxRequest, token: str) -> HttpResponse:
             cache.set(key, board, regions.SECONDS)
     if board is not None:
         if request.htmx:
-            return HttpResponse(board)
+            return _drawn_at(HttpResponse(board), match)
         context["board"] = mark_safe(board)
-    return render(request, partial(request, "games/match_shared.html", region), context)
+    return _drawn_at(
+        render(request, partial(request, "games/match_shared.html", region), context), match
+    )
 
 
 @login_required
@@ -367,6 +435,10 @@ def match_share(request: SignedInRequest, pk: int) -> HttpResponse:
 def hand_create(request: SignedInRequest, pk: int) -> HttpResponse:
     match = access.get_match(request, pk, Role.SCORER)
     number, version = WriteForm(request.POST).read()
+    key = read_key(request.POST)
+    earlier = match.saved_under(key) if key else None
+    if earlier is not None:  # sent again (its answer lost, an outbox): answered, not stored
+        return _saved(request, match, earlier, key)
     before = None if number is None else match.state_before(number)
     if number is None or before is None:
         return _stale_board(request, pk, None, request.POST)
@@ -374,19 +446,49 @@ def hand_create(request: SignedInRequest, pk: int) -> HttpResponse:
     form = HandForm(state, request.POST)
     if form.is_valid():
         try:
-            now, replayed = match.add_hand(number, form.hand, version, by=request.user)
-        except Stale:
-            return _stale_board(request, pk, number - 1, request.POST)
+            saved = match.add_hand(number, form.hand, version, by=request.user, key=key)
+        except Stale as e:
+            mine = (state, form.hand) if number <= e.hands else None
+            return _stale_board(request, pk, number - 1, request.POST, mine=mine)
         except rules.RuleError as e:
             form.add_error(None, e.message)
         except OperationalError:  # locked past the time-out, or a full disk: rolled back
             form.add_error(None, CANT_SAVE)
             return _cant_save(_board(request, match, form, status=503))
         else:
-            return _board(request, now, replayed=replayed) if request.htmx else redirect(match)
+            return _saved(request, saved.match, saved.earlier, key, saved.replayed)
     if version != match.version:
         return _stale_board(request, pk, number - 1, request.POST)
     return _board(request, match, form)
+
+
+def _saved(
+    request: SignedInRequest, match: Match, earlier: Earlier | None, key, replayed=None
+) -> HttpResponse:
+    """A Save's success: the board (a redirect without htmx), and where the hand had been
+    saved already, what the player should know of it."""
+    notice = _told(request, earlier, key) if earlier is not None else ""
+    if not request.htmx:
+        if notice:
+            messages.info(request, notice)
+        return redirect(match)
+    return _board(request, match, notice=notice or None, replayed=replayed)
+
+
+def _told(request: SignedInRequest, earlier: Earlier, key) -> str:
+    """What a Save of a hand stored already says: nothing to the phone that saved it (a
+    double tap, or its resend under its key, unless the hand was changed or undone since);
+    who saved it to another phone."""
+    if earlier.same_key:
+        return words.resent(earlier.number, earlier.now)
+    change = earlier.change
+    if change is None:
+        return ""
+    if change.user_id != request.user.pk:
+        return words.saved_twice(change.name or "Somebody")
+    if key and change.key and change.key != key:  # the same account's other phone
+        return words.saved_twice("")
+    return ""
 
 
 @login_required
@@ -419,7 +521,7 @@ def hand_check(request: SignedInRequest, pk: int, number: int | None = None) -> 
         return _edit_page(request, match, number, form)
     if request.htmx:
         context = {"match": match, "form": form, "state": state, "number": state.hands + 1}
-        return render(request, "games/match_detail.html#hand-form", context)
+        return _drawn_at(render(request, "games/match_detail.html#hand-form", context), match)
     return _board(request, match, form)
 
 
@@ -435,7 +537,7 @@ def _edit_page(
         "notice": notice,
     }
     template = partial(request, "games/hand_edit.html", "hand-form")
-    return render(request, template, context, status=status)
+    return _drawn_at(render(request, template, context, status=status), match)
 
 
 def _stale_edit(request: SignedInRequest, pk: int, number: int) -> HttpResponse:
