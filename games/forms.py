@@ -12,7 +12,7 @@ from django.contrib.auth.forms import UserCreationForm
 
 from games import rules, words
 from games.checks import password_reset_on
-from games.models import MAX_HANDS, PRESET_CHOICES, SUIT_CHOICES
+from games.models import GROUP_NAME_LENGTH, MAX_HANDS, PRESET_CHOICES, SUIT_CHOICES
 from games.models.hands import KEY_LENGTH
 from games.words import CHOICE_WORDS, OPTION_LABELS, option_text
 
@@ -46,6 +46,17 @@ EMAIL_HELP = "Only for a mail to reset a forgotten password."
 
 
 class SignupForm(UserCreationForm):
+    # The account's own group: static/js/app.js fills in "Ann's table" as the username is
+    # typed; left empty, it is that all the same (Group.home).
+    table = forms.CharField(
+        label="Name of your table",
+        max_length=GROUP_NAME_LENGTH,
+        required=False,
+        help_text="Your group: its players, matches and nights. You can rename it later.",
+        widget=forms.TextInput(attrs={"data-table-of": "id_username", "autocomplete": "off"}),
+    )
+    field_order = ["username", "table", "email", "password1", "password2"]
+
     # django-stubs 5.2 leaves out UserCreationForm.Meta, which Django defines.
     class Meta(UserCreationForm.Meta):  # type: ignore[name-defined]
         fields = ("username", "email")
@@ -55,6 +66,12 @@ class SignupForm(UserCreationForm):
         super().__init__(*args, **kwargs)
         if not password_reset_on():
             del self.fields["email"]
+
+    def clean_table(self) -> str:
+        name = " ".join(self.cleaned_data["table"].split())
+        if not rules.plain_text(name):
+            raise forms.ValidationError(rules.PLAIN_NAME)
+        return name
 
 
 class EmailForm(forms.ModelForm):

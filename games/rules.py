@@ -178,6 +178,9 @@ class Preset:
     description: str
     ruleset: Ruleset
     stakes: Stakes = Stakes()
+    # Options the written rules leave open, whose value here is the house's choice: the two
+    # house write-ups' scoring paragraphs name only the zero-trick penalty (docs/rules.md §4).
+    left_open: tuple[str, ...] = ()
 
 
 _standard = Ruleset()
@@ -236,6 +239,7 @@ PRESETS = {
                 sweep_wins=False,
             ),
             Stakes(per_game=100, per_point=10),
+            left_open=("set_penalty",),
         ),
         Preset(
             "three-15",
@@ -251,6 +255,7 @@ PRESETS = {
                 no_drop_at_or_below=5,
                 sweep_wins=False,
             ),
+            left_open=("set_penalty",),
         ),
     ]
 }
@@ -373,6 +378,26 @@ def deal_for_jack(players, rnd: random.Random | None = None):
         if rank == "J":
             return dealt, players[seat]
     raise AssertionError("a Euchre deck always holds a Jack")
+
+
+def cut_for_deal(players, rnd: random.Random | None = None):
+    """Choose the first dealer by a cut (§1): each player in seat order takes a card from a
+    shuffled Euchre deck, and the lowest card deals (9 low, Ace high, suits all alike); those
+    tied for lowest cut again from what is left. Returns the cards cut, as (seat, player,
+    rank, suit), and the player who deals."""
+    rnd = rnd or random.Random()
+    deck: list[tuple[str, str]] = []
+    cut, cutting = [], list(range(len(players)))
+    while True:
+        if len(deck) < len(cutting):  # (ties all the way down: a fresh deck)
+            deck = list(DECK)
+            rnd.shuffle(deck)
+        drawn = [(seat, players[seat], *deck.pop()) for seat in cutting]
+        cut.extend(drawn)
+        low = min(RANKS.index(rank) for _, _, rank, _ in drawn)
+        cutting = [seat for seat, _, rank, _ in drawn if RANKS.index(rank) == low]
+        if len(cutting) == 1:
+            return cut, players[cutting[0]]
 
 
 # --- Hands (§2–§4, §9) ---------------------------------------------------------------------

@@ -139,18 +139,30 @@ def tricks_given(left: int, tricks: int, blank: bool) -> str:
 EXAMPLE_SCORE, EXAMPLE_SHORT = 7, 2
 
 
-def rules_in_words(ruleset: rules.Ruleset, stakes: rules.Stakes) -> list[tuple[str, str]]:
+def rules_in_words(
+    ruleset: rules.Ruleset, stakes: rules.Stakes, preset: str | None = None
+) -> list[tuple[str, str]]:
     """Every rule of a match, a sentence or two each, from its ruleset and stakes (never
-    written per preset): (what the rule is about, the rule)."""
+    written per preset), saying only what is true of them: (what the rule is about, the
+    rule). `preset` names the written rules the match started from, for what they leave to
+    the house (`rules.Preset.left_open`)."""
     r = ruleset
     seats = " or ".join(str(n) for n in r.players)
+    redeal = ", a redeal included" if r.all_pass == rules.REDEAL else ""
     out = [
         (
             "The table",
             f"{seats} players, each for themselves, start at {r.starting_score} and count down "
             "toward zero. Every hand has five tricks, and the deal passes to the left after "
-            "each one, a redeal included.",
-        )
+            f"each one{redeal}.",
+        ),
+        ("The deal", _deal(r)),
+        (
+            "The first dealer",
+            "The table picks who deals first: by a cut (each player cuts the deck and the "
+            "lowest card deals), by dealing cards face up round the table until one is a Jack "
+            "(whoever gets the first Jack deals), or simply by choosing.",
+        ),
     ]
     if r.auto_trump:
         turned = f"A turned {suit(r.auto_trump)} is trump at once: nobody bids and nobody may "
@@ -177,6 +189,15 @@ def rules_in_words(ruleset: rules.Ruleset, stakes: rules.Stakes) -> list[tuple[s
             "highest bidder is the maker, names any suit as trump and needs their bid."
         )
     out.append(("Making trump", making))
+    if r.bidding == rules.TRICK_BIDDING:
+        out.append(
+            (
+                "The card swap",
+                "Once trump is named, each player who stays in may throw away cards and be "
+                "dealt as many new ones from the widow, in turn from the dealer's left. The "
+                "score keeper records no cards: only who stayed in and their tricks.",
+            )
+        )
     if r.all_pass == rules.NO_TRUMP_HAND:
         passing = (
             "The hand is played with no trump and no maker, and nobody may drop out; "
@@ -202,14 +223,18 @@ def rules_in_words(ruleset: rules.Ruleset, stakes: rules.Stakes) -> list[tuple[s
             "A maker who takes fewer tricks than they need is set: "
             f"+{_points(r.set_penalty)}, and nothing off for the tricks they took."
         )
-    out.append(
-        (
-            "Scoring",
-            "Everyone who played takes their tricks off their score. "
-            f"{maker} Anyone else who played and took no trick gets "
-            f"+{_points(r.zero_trick_penalty)}.",
-        )
+    scoring = (
+        "Everyone who played takes their tricks off their score. "
+        f"{maker} Anyone else who played and took no trick gets "
+        f"+{_points(r.zero_trick_penalty)}."
     )
+    known = rules.PRESETS.get(preset or "")
+    if known and "set_penalty" in known.left_open:
+        scoring += (
+            f" The written rules of {known.label} name no penalty for a set: "
+            f"{'no set' if r.set_penalty is None else f'+{r.set_penalty}'} is the house's choice."
+        )
+    out.append(("Scoring", scoring))
     if r.sweep_wins:
         alone = (
             "even a maker whom everyone else left alone"
@@ -234,6 +259,17 @@ def rules_in_words(ruleset: rules.Ruleset, stakes: rules.Stakes) -> list[tuple[s
     return out
 
 
+def _deal(r: rules.Ruleset) -> str:
+    """The deck, the widow and the upcard (docs/rules.md §1): the 24-card deck for three
+    players as for four."""
+    three = " (with three players too)" if 3 in r.players else ""
+    return (
+        f"Each player is dealt five cards from the 24-card Euchre deck, 9 to Ace{three}. "
+        "The cards left over are the widow (the kitty): nobody plays them, so all five "
+        "tricks go to the players. Its top card is turned up: the upcard."
+    )
+
+
 def stakes_in_words(stakes: rules.Stakes, ruleset: rules.Ruleset) -> str:
     """What each loser pays, with a worked example (§6)."""
     if not stakes:
@@ -255,17 +291,34 @@ def stakes_in_words(stakes: rules.Stakes, ruleset: rules.Ruleset) -> str:
         terms.append(f"{money(stakes.per_set, c)} for each hand they {short}")
         working.append(f"{EXAMPLE_SHORT} × {money(stakes.per_set, c)}")
     total = money(rules.owes(stakes, EXAMPLE_SCORE, EXAMPLE_SHORT), c)
-    example = (
-        f"For example, a loser left at {EXAMPLE_SCORE} who fell short {EXAMPLE_SHORT} times "
-        f"pays {' + '.join(working)} = {total}."
-        if len(working) > 1
-        else f"For example, a loser left at {EXAMPLE_SCORE} who fell short {EXAMPLE_SHORT} "
-        f"times pays {total}."
-    )
+    # "Fell short" only where a stake counts it: elsewhere it changes nothing a loser pays.
+    short = f" who fell short {EXAMPLE_SHORT} times" if stakes.per_set else ""
+    sums = f"{' + '.join(working)} = " if len(working) > 1 else ""
+    example = f"For example, a loser left at {EXAMPLE_SCORE}{short} pays {sums}{total}."
     return (
         f"Each loser pays the winner {', '.join(terms)}; with several winners it is split "
         f"between them. {example}"
     )
+
+
+def match_title(label: str, preset_start: int, start: int | None) -> str:
+    """A match's title as its house rules have it: a preset's label, with the starting score
+    the table chose where it differs ("3 players to 8" for "3 players to 15" started at 8,
+    "Standard to 15")."""
+    if start is None or start == preset_start:
+        return label
+    named = str(preset_start)
+    if named in label.split():
+        return " ".join(str(start) if word == named else word for word in label.split())
+    return f"{label} to {start}"
+
+
+def table_name(username: str, most: int) -> str:
+    """What a new account's own group is called until its owner says otherwise: "Ann's
+    table", at most `most` characters."""
+    tail = "'s table"
+    owner = username[:1].upper() + username[1 : most - len(tail)]
+    return owner + tail
 
 
 def number(v: int) -> str:
@@ -387,3 +440,21 @@ def _option_words(name: str, value) -> str:
         return f"+{value}"  # as the form's choices word it, even beyond them
     text = option_text(name, value)
     return dict(CHOICE_WORDS.get(name, [])).get(text, text)
+
+
+# What a phone says of the hands it keeps while the score keeper can't be reached (issue 35):
+# static/js/offline.js puts `{n}` and `{winners}` in; the sentences stay here.
+OUTBOX_WORDS = {
+    "waiting_one": "1 hand not saved yet — it will be sent when the connection is back",
+    "waiting": "{n} hands not saved yet — they will be sent when the connection is back",
+    "sending_one": "Sending 1 hand…",
+    "sending": "Sending {n} hands…",
+    "saved": "All hands saved",
+    "offline": "Offline — hands are kept on this phone",
+    "to_confirm": "{winners} — to be confirmed when the hands are saved",
+    "confirm_throw_away": "Throw away hand {n}? It was never saved, and it will be gone.",
+    "stopped": "Hand {n} was not saved: the score keeper says why below. The hands after it wait.",
+    "conflict": (
+        "Hand {n} was saved on another phone meanwhile: choose below. The hands after it wait."
+    ),
+}

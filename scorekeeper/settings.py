@@ -309,12 +309,27 @@ CONTENT_SECURITY_POLICY = {
     }
 }
 
+
+def refusal_in_one_line(record) -> bool:
+    """A refusal (403, 404 …) is a line in the log, not a traceback: a viewer tapping Save or
+    a link to a deleted match is no fault of the server's (Django logs a 403 with its
+    exception)."""
+    if 400 <= getattr(record, "status_code", 0) < 500:
+        record.exc_info, record.exc_text = None, None
+    return True
+
+
 # Errors and their tracebacks go to standard error, where gunicorn and systemd keep them.
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
     "formatters": {"plain": {"format": "{asctime} {levelname} {name}: {message}", "style": "{"}},
-    "handlers": {"stderr": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    "filters": {
+        "refusals": {"()": "django.utils.log.CallbackFilter", "callback": refusal_in_one_line}
+    },
+    "handlers": {
+        "stderr": {"class": "logging.StreamHandler", "formatter": "plain", "filters": ["refusals"]}
+    },
     "root": {"handlers": ["stderr"], "level": os.getenv("LOG_LEVEL", "WARNING")},
     "loggers": {"django": {"handlers": ["stderr"], "level": "INFO", "propagate": False}},
 }

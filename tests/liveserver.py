@@ -181,9 +181,11 @@ def hidden(html: str, form: str) -> dict:
 class Phone:
     """One phone at the table: its own session, logged in, sending what htmx would send."""
 
-    def __init__(self, base: str, username: str, signup: bool = False):
+    def __init__(self, base: str, username: str, signup: bool = False, address: str = ""):
         self.base = base
         self.http = requests.Session()
+        if address:  # as a proxy names the phone (a server run with TRUSTED_PROXIES=1)
+            self.http.headers["X-Forwarded-For"] = address
         path = "/signup/" if signup else "/accounts/login/"
         page = self.http.get(base + path).text
         data = {"username": username, **hidden(page, 'method="post"')}

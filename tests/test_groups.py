@@ -1,6 +1,7 @@
 """Groups: members, roles on every URL, invitations, several scorers and the change log."""
 
 import html
+import re
 from datetime import timedelta
 from urllib.parse import unquote
 
@@ -21,6 +22,7 @@ from .test_models import assert_results_are_a_replay
 pytestmark = pytest.mark.django_db
 
 CLUB = GameHand("clubs", tricks={"Ann": 2, "Bob": 1, "Cat": 1, "Dan": 1})
+SWEEP_BY_ANN = GameHand("clubs", tricks={"Ann": 5, "Bob": 0, "Cat": 0, "Dan": 0})
 HEARTS = {
     "number": "2",
     "upcard": "hearts",
@@ -75,15 +77,52 @@ def drawn(match, **data):
 # --- Every account has a group --------------------------------------------------------------
 
 
-def test_sign_up_gives_the_account_a_group_of_its_own_named_after_it(client):
+def test_sign_up_gives_the_account_a_table_of_its_own_named_as_a_person_would(client):
+    form = client.get(url("signup")).content.decode()
+    assert 'name="table"' in form and "Name of your table" in form
     client.post(
         url("signup"),
         {"username": "zoe", "password1": "a-long-pass-42", "password2": "a-long-pass-42"},
     )
     group = Group.objects.get(home_of__username="zoe")
-    assert group.name == "zoe" and group.role_of(group.home_of) == Role.OWNER
+    assert group.name == "Zoe's table" and group.role_of(group.home_of) == Role.OWNER
     page = client.get(url("home")).content.decode()
     assert "New match" in page and "group-switch" not in page  # one group: no switch
+    # The bar's words keep their space: never "zoe· members".
+    assert '<span>Zoe&#x27;s table</span> <span class="muted">· members' in page
+    me = client.get(url("me")).content.decode()
+    assert "Which player are you at Zoe&#x27;s table?" in me
+
+
+def test_the_table_named_at_sign_up_is_the_groups_name_and_can_be_renamed(client):
+    client.post(
+        url("signup"),
+        {
+            "username": "yan",
+            "table": "  Friday   cards ",
+            "password1": "a-long-pass-42",
+            "password2": "a-long-pass-42",
+        },
+    )
+    group = Group.objects.get(home_of__username="yan")
+    assert group.name == "Friday cards"
+    client.post(url("group_rename", group.pk), {"name": "Yan's table"})
+    group.refresh_from_db()
+    assert group.name == "Yan's table"
+    assert "Which player are you at Yan's table?" in text(client.get(url("me")))
+
+
+def test_a_table_name_with_a_control_character_is_refused_and_no_account_made(client):
+    response = client.post(
+        url("signup"),
+        {
+            "username": "ned",
+            "table": "a\x07b",
+            "password1": "a-long-pass-42",
+            "password2": "a-long-pass-42",
+        },
+    )
+    assert response.status_code == 200 and not get_user_model().objects.filter(username="ned")
 
 
 def test_a_new_group_is_owned_by_its_maker_and_listed(client_in, user):
@@ -240,12 +279,13 @@ def test_an_owner_invites_by_a_link_that_signs_up_a_friend_as_a_scorer(client, u
             "next": f"/join/{token}/",
         },
     )
-    assert response["Location"] == f"/join/{token}/"
-    assert 'method="post"' in client.get(f"/join/{token}/").content.decode()
-    response = client.post(f"/join/{token}/")
+    # Signed up from the invitation: in the group at once, with no second tap on Join.
     assert response.status_code == 302 and response["Location"] == f"/groups/{group.pk}/"
     cat = get_user_model().objects.get(username="cat")
     assert group.role_of(cat) == Role.SCORER
+    page = client.get(response["Location"]).content.decode()
+    assert "Welcome to Thursday." in page
+    assert "in this group already" in client.get(f"/join/{token}/").content.decode()
     client.post(f"/join/{token}/")  # twice: nothing changes
     assert group.memberships.filter(user=cat).count() == 1
 
@@ -299,6 +339,60 @@ def test_a_board_left_open_by_a_removed_member_says_why_it_stopped(client, table
     assert "ask one of its owners for a new invitation" in text(poll)
 
 
+def test_a_board_left_open_by_a_member_an_owner_removed_clears_and_stops_asking(client, table):
+    viewer = as_(client, table["viewer"])
+    board = table["match"].get_absolute_url()
+    table["group"].remove(table["viewer"])
+    poll = viewer.get(board, {"v": table["match"].version, "n": 1}, HTTP_HX_REQUEST="true")
+    # 286: htmx stops polling; the page's main takes the words, with no form left on it.
+    assert poll.status_code == 286
+    assert poll["HX-Retarget"] == "#main" and poll["HX-Reswap"].startswith("innerHTML")
+    said = text(poll)
+    assert "You are no longer in this group." in said and "Ann's table" in said
+    assert "<form" not in said and "data-poll" not in said
+    page = viewer.get(board)  # the page opened anew says it too
+    assert page.status_code == 404 and "You are no longer in this group." in text(page)
+
+
+def test_a_stranger_polling_a_match_finds_nothing(client, table):
+    poll = as_(client, table["stranger"]).get(
+        table["match"].get_absolute_url(), {"v": 0, "n": 1}, HTTP_HX_REQUEST="true"
+    )
+    assert poll.status_code == 404 and "no longer in this group" not in text(poll)
+
+
+def test_removing_a_member_renews_the_unfinished_matches_share_links_by_default(client, table):
+    as_(client, table["owner"])
+    group, match = table["group"], table["match"]
+    won = make_match(group, hands=[SWEEP_BY_ANN], stakes=None)
+    page = text(client.get(group.get_absolute_url()))
+    assert 'name="links" value="renew" checked' in page
+    old, old_won = match.share_token, won.share_token
+    assert client.get(match.get_share_url()).status_code == 200
+    response = client.post(
+        url("group_members", group.pk),
+        {"username": "val", "role": "remove", "links": ["keep", "renew"]},
+        follow=True,
+    )
+    assert "the old ones no longer work" in text(response)
+    match.refresh_from_db()
+    won.refresh_from_db()
+    assert match.share_token != old and won.share_token == old_won  # a finished match keeps its
+    assert client.get(f"/s/{old}/").status_code == 404
+    assert client.get(match.get_share_url()).status_code == 200
+
+
+def test_an_owner_may_keep_the_share_links_when_removing_a_member(client, table):
+    as_(client, table["owner"])
+    old = table["match"].share_token
+    client.post(
+        url("group_members", table["group"].pk),
+        {"username": "val", "role": "remove", "links": "keep"},
+    )
+    table["match"].refresh_from_db()
+    assert table["group"].role_of(table["viewer"]) is None and table["match"].share_token == old
+
+
 def test_an_owner_changes_roles_and_removes_members(client, table):
     as_(client, table["owner"])
     members = url("group_members", table["group"].pk)
@@ -311,11 +405,11 @@ def test_an_owner_changes_roles_and_removes_members(client, table):
 @pytest.mark.parametrize(
     "data, words",
     [
-        ({"username": "eve", "role": "scorer"}, "eve is not in ann."),
-        ({"username": "nobody", "role": "viewer"}, "nobody is not in ann."),
+        ({"username": "eve", "role": "scorer"}, "eve is not in Ann's table."),
+        ({"username": "nobody", "role": "viewer"}, "nobody is not in Ann's table."),
         ({"username": "bob", "role": "king"}, "Choose owner, scorer, viewer or remove."),
-        ({"username": "ann", "role": "viewer"}, "ann is the only owner of ann"),
-        ({"username": "ann", "role": "remove"}, "ann is the only owner of ann"),
+        ({"username": "ann", "role": "viewer"}, "ann is the only owner of Ann's table"),
+        ({"username": "ann", "role": "remove"}, "ann is the only owner of Ann's table"),
         ({"role": "viewer"}, "This field is required."),
     ],
 )
@@ -328,15 +422,20 @@ def test_a_role_change_that_cannot_be_is_refused_in_words(client, table, data, w
 
 def test_the_last_owner_cannot_leave_but_others_can(client, table):
     response = as_(client, table["owner"]).post(url("group_leave", table["group"].pk))
-    assert "ann is the only owner of ann" in response.content.decode()
+    assert "ann is the only owner of Ann's table" in text(response)
     as_(client, table["scorer"]).post(url("group_leave", table["group"].pk))
     assert table["group"].role_of(table["scorer"]) is None
     assert client.get(table["match"].get_absolute_url()).status_code == 404
 
 
 def test_an_account_that_is_the_last_owner_of_a_shared_group_is_not_deleted(client, table):
-    response = as_(client, table["owner"]).post(url("account_delete"))
-    assert "You are the only owner of" in response.content.decode()
+    assert "You are the only owner of" in text(
+        as_(client, table["owner"]).get(url("account_delete"))
+    )
+    response = client.post(url("account_delete"))
+    assert response.status_code == 409
+    assert "ann is the only owner of Ann's table, and others are in it" in text(response)
+    assert "Nothing was deleted." in text(response)
     assert get_user_model().objects.filter(username="ann").exists()
     table["group"].set_role(table["scorer"], Role.OWNER)
     own = Group.objects.create(name="Just me")
@@ -523,3 +622,20 @@ def test_a_viewer_is_shown_no_form_they_cannot_use(client, table):
     assert "Rename" not in player and "Merge into" not in player
     night = text(client.get(table["match"].night.get_absolute_url()))
     assert "Move to another night" not in night
+
+
+def test_an_account_is_not_deleted_with_a_group_its_page_said_stays(client, table):
+    table["group"].set_role(table["scorer"], Role.OWNER)
+    page = text(as_(client, table["owner"]).get(url("account_delete")))
+    assert "The groups you share with others stay theirs." in page
+    alone = re.search(r'name="alone" value="([^"]*)"', page).group(1)
+    for member in ("scorer", "viewer"):  # everyone else leaves meanwhile
+        table["group"].set_role(table[member], None)
+    response = client.post(url("account_delete"), {"alone": alone})
+    assert response.status_code == 409
+    assert "Everyone else left Ann's table since this page was drawn" in text(response)
+    assert Group.objects.filter(pk=table["group"].pk).exists()
+    assert get_user_model().objects.filter(username="ann").exists()
+    alone = re.search(r'name="alone" value="([^"]*)"', text(response)).group(1)
+    assert client.post(url("account_delete"), {"alone": alone}).status_code == 302
+    assert not Group.objects.filter(pk=table["group"].pk).exists()

@@ -521,7 +521,6 @@ def test_a_partial_payment_is_listed_with_who_recorded_it_and_moves_the_balances
         ({"amount": "9999999999999"}, "A payment must be under 1,000,000."),
         ({"payee": "Ann"}, "Ann can't pay Ann: choose two players."),
         ({"payee": "Zed"}, "Choose one of the group's players."),
-        ({"payee": "99999"}, "Choose one of the group's players."),
         ({"payee": ""}, "Say whom they paid."),
         ({"currency": "EUR"}, "Choose one of the group's currencies: USD."),
         ({"token": "<bad token>"}, "Reload the page and send it again."),
@@ -559,7 +558,8 @@ def test_a_script_sends_a_payment_without_a_page_and_takes_it_back(client_in, im
     assert (payment.amount_cents, payment.currency, payment.token) == (400, "USD", "")
     removal = url("payment_remove", imported.pk, payment.pk)
     assert client_in.post(removal).status_code == 302
-    assert client_in.post(removal).status_code == 409
+    # From no page, a payment gone is nothing here, as another group's would be (#32 §4).
+    assert client_in.post(removal).status_code == 404
     assert not Payment.objects.exists()
     night = Night.objects.filter(group=imported).order_by("pk").first()
     response = client_in.post(url("night_paid", night.pk), {"key": "USD:Ann:Bob", "paid": "1"})
@@ -668,7 +668,15 @@ def test_a_payment_of_another_group_is_not_removed_through_this_one(client_in, i
     response = client_in.post(
         url("payment_remove", imported.pk, theirs.pk), {"version": imported.payments.version()}
     )
-    assert response.status_code == 409
+    assert response.status_code == 404  # as every other object of another group (#32 §4)
+    assert "removed already" not in text(response)
+    assert Payment.objects.filter(pk=theirs.pk).exists()
+    # Nor does its remove form, carried over from the other group's page, tell it apart.
+    page = client_in.get(url("balances", other.pk)).content.decode()
+    shown = hidden(page, f'action="{url("payment_remove", other.pk, theirs.pk)}"')["shown"]
+    data = {"version": imported.payments.version(), "shown": shown}
+    response = client_in.post(url("payment_remove", imported.pk, theirs.pk), data)
+    assert response.status_code == 404
     assert Payment.objects.filter(pk=theirs.pk).exists()
 
 
@@ -1108,3 +1116,66 @@ def test_a_payment_for_no_night_pays_the_earliest_nights_transfer_first_then_the
     with pytest.raises(ValidationError, match="recorded on the balances page"):
         first.mark("USD:Ann:Bob", False, Night.fingerprint(first.settle_up()))
     assert Payment.objects.count() == 2
+
+
+# --- A payment form's token is the group's (#32 §4) ---------------------------------------------
+
+
+def test_a_token_used_in_another_group_records_here_and_tells_nothing(client_in, imported, user):
+    other = Group.objects.create(name="Elsewhere")
+    other.join(user, Role.OWNER)
+    played(other, MONDAY, [BOB_SWEEPS])
+    theirs, stored = Payment.record(
+        other, *[other.players.get(name=n) for n in ("Cat", "Dan")], 777, "USD", "0-0", "T0K3N"
+    )
+    assert stored
+    response = record(client_in, imported, payer=pk("Ann"), payee=pk("Bob"), amount="1.11")
+    fresh = text(client_in.get(response["Location"]))
+    response = record(
+        client_in, imported, payer=pk("Ann"), payee=pk("Bob"), amount="1.11", token="T0K3N"
+    )
+    assert response.status_code == 302  # as for any new form: nothing says it is used elsewhere
+    said = text(client_in.get(response["Location"]))
+    assert "Recorded: Ann paid Bob $1.11." in said and "Cat" not in said.split("Recorded")[1][:40]
+    assert "Recorded: Ann paid Bob $1.11." in fresh
+    assert imported.payments.filter(token="T0K3N").count() == 1
+    assert Payment.objects.get(pk=theirs.pk).amount_cents == 777  # theirs as it was
+
+
+def test_a_form_sent_again_with_other_content_says_what_it_recorded(client_in, imported):
+    page = client_in.get(url("balances", imported.pk)).content.decode()
+    form = {**hidden(page, 'class="payment-form"'), "currency": "USD"}
+    first = {**form, "payer": pk("Ann"), "payee": pk("Bob"), "amount": "1.11"}
+    assert client_in.post(url("balances", imported.pk), first).status_code == 302
+    again = client_in.post(url("balances", imported.pk), first)  # a double tap: a success
+    assert again.status_code == 302
+    assert "Recorded: Ann paid Bob $1.11." in text(client_in.get(again["Location"]))
+    other = {**form, "payer": pk("Cat"), "payee": pk("Dan"), "amount": "7.77"}
+    response = client_in.post(url("balances", imported.pk), other)
+    assert response.status_code == 409
+    said = text(response)
+    assert "That form was already used to record Ann paid Bob $1.11." in said
+    assert "Recorded: Cat paid Dan" not in said
+    assert list(imported.payments.values_list("payer__name", "amount_cents")) == [("Ann", 111)]
+
+
+def test_a_payment_naming_a_player_merged_away_is_refused_in_words(client_in, imported):
+    page = client_in.get(url("balances", imported.pk)).content.decode()
+    form = {**hidden(page, 'class="payment-form"'), "currency": "USD", "amount": "1.00"}
+    ann, bob = (
+        Player.objects.get(group=imported, name="Ann"),
+        Player.objects.get(group=imported, name="Bob"),
+    )
+    gone = Player.objects.create(group=imported, name="Annie")
+    data = {**form, "payer": str(gone.pk), "payee": str(bob.pk)}
+    ann.merge(gone)  # on another phone, after the page was drawn
+    response = client_in.post(url("balances", imported.pk), data)
+    assert response.status_code == 409
+    assert "is no longer a player of this group" in text(response)
+    response = client_in.post(url("balances", imported.pk), {**data, "payer": "99999"})
+    assert response.status_code == 409  # an id no page listed says no more than that
+    assert "Choose one of the group's players." in text(response)
+    # Merged after the form was read, inside the payment's turn: the model says it by name.
+    with pytest.raises(ValidationError, match="Annie is no longer a player of this group"):
+        Payment.record(imported, gone, bob, 100, "USD", None)
+    assert not Payment.objects.exists()

@@ -76,7 +76,7 @@ def test_after_three_nights_and_a_partial_payment_the_balances_say_who_owes_whom
     snap(page, "balances-eve")
 
     # "This is me" on the group's page, then the host's own record.
-    page.get_by_role("link", name=re.compile("^host$")).first.click()
+    page.get_by_role("link", name=re.compile("^Host's table")).first.click()
     page.select_option("#me-player", label="Ann")
     page.get_by_role("button", name="Save").click()
     page.goto(base + "/me/")

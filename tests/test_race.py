@@ -5,7 +5,9 @@ the match must hold every write that was answered with success, replay cleanly, 
 hands 1..k and agree with its `finished` column.
 """
 
+import html
 import os
+import re
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -15,7 +17,7 @@ import requests
 
 from games import matchfile
 
-from .liveserver import FAST_HASH, Phone, hand_scores, hidden, query, serve
+from .liveserver import FAST_HASH, NEW_MATCH, Phone, hand_scores, hidden, query, serve
 
 ROUNDS = 10
 RACE_WRITES, RACE_RENAMES, RACE_MERGES = 90, 60, 20
@@ -408,3 +410,287 @@ def test_merges_racing_saves_and_reads_never_fail(server):
     assert set(log.statuses("merge")) == {302}
     assert tables == [(3, ["Ann", "Bob", "Cat", "Dan"])] * RACE_MERGES
     assert overlapped >= RACE_MERGES // 2
+
+
+# --- Groups, accounts and payments when writes meet (#32 §2, §3) -----------------------------
+#
+# Each round makes its own group (and accounts): a server of their own, which takes each
+# account's sign-up as from its own address (the sign-up throttle counts an address's).
+
+GROUP_ROUNDS = 8
+GONE_WORDS = ("deleted on another phone", "no longer here for you")
+
+
+@pytest.fixture(scope="module")
+def groups_server():
+    with serve(workers=4, TRUSTED_PROXIES="1", **FAST_HASH) as (base, database):
+        yield base, database
+
+
+_signups = iter(range(1, 10_000))
+
+
+def account(base: str, name: str) -> Phone:
+    n = next(_signups)
+    phone = Phone(base, f"{name}{n}", signup=True, address=f"10.9.{n // 200}.{n % 200 + 1}")
+    phone.name = f"{name}{n}"
+    return phone
+
+
+def form_of(phone: Phone, path: str, form: str = 'method="post"') -> dict:
+    return hidden(phone.http.get(phone.base + path).text, form)
+
+
+def send(phone: Phone, path: str, data: dict) -> requests.Response:
+    return phone.http.post(phone.base + path, data, allow_redirects=False)
+
+
+def new_group(owner: Phone, *members: tuple[Phone, str]) -> int:
+    """A group of `owner`'s, with each (phone, role) of `members` in it."""
+    data = {**form_of(owner, "/groups/new/"), "name": "Thursday table"}
+    answer = send(owner, "/groups/new/", data)
+    group = int(re.search(r"/groups/(\d+)/", answer.headers["Location"]).group(1))
+    for phone, role in members:
+        path = f"/groups/{group}/invites/"
+        data = {
+            **form_of(owner, f"/groups/{group}/"),
+            "role": "viewer" if role == "viewer" else "scorer",
+        }
+        page = owner.http.post(owner.base + path, data).text
+        phone.join(re.search(r'href="(http[^"]*/join/[^"]+/)"', page).group(1))
+        if role == "owner":
+            data = {**form_of(owner, f"/groups/{group}/"), "username": phone.name, "role": "owner"}
+            assert send(owner, f"/groups/{group}/members/", data).status_code == 302
+    return group
+
+
+def staked_match(phone: Phone, group: int, names=("Ann", "Bob", "Cat", "Dan")) -> int:
+    """A match of `group` for $1.00 a game, its first hand (Bob sweeps) saved."""
+    seats = {f"seat_{i}": name for i, name in enumerate(names)}
+    data = {**form_of(phone, "/matches/new/"), **NEW_MATCH, **seats, "per_game": "1.00"}
+    answer = send(phone, "/matches/new/", {**data, "group": str(group)})
+    match = int(re.search(r"/matches/(\d+)/", answer.headers["Location"]).group(1))
+    assert phone.save(match, phone.page(match), CLUB).status_code == 200
+    return match
+
+
+def owners(database: str, group: int) -> list[str]:
+    sql = (
+        "SELECT account.username FROM games_membership member JOIN auth_user account ON"
+        f" account.id = member.user_id WHERE member.group_id = {group} AND member.role = 'owner'"
+    )
+    return sorted(name for (name,) in query(database, sql))
+
+
+def no_group_without_an_owner(database: str) -> None:
+    sql = (
+        "SELECT g.id FROM games_group g WHERE NOT EXISTS (SELECT 1 FROM games_membership m"
+        " WHERE m.group_id = g.id AND m.role = 'owner')"
+    )
+    assert query(database, sql) == []
+
+
+def in_words(response: requests.Response, *words: str) -> str:
+    """The answer's text, which says one of `words`: never a 5xx."""
+    assert response.status_code < 500, response.text[:300]
+    said = html.unescape(response.text)
+    assert any(w in said for w in words), (response.status_code, said[:2000])
+    return said
+
+
+class LogInPage:
+    """A stranger's log-in page, asked for again and again while the races run: its slowest."""
+
+    def __init__(self, base: str):
+        self.base, self.slowest, self.stop = base, 0.0, threading.Event()
+        self.thread = threading.Thread(target=self._run)
+
+    def _run(self):
+        http = requests.Session()
+        while not self.stop.is_set():
+            start = time.monotonic()
+            assert http.get(self.base + "/accounts/login/", timeout=30).status_code == 200
+            self.slowest = max(self.slowest, time.monotonic() - start)
+            time.sleep(0.05)
+
+    def __enter__(self):
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self.stop.set()
+        self.thread.join()
+        print(f"a stranger's log-in page answered within {self.slowest:.2f} s")
+
+
+def test_two_owners_deleting_their_accounts_at_once_leave_the_group_an_owner(groups_server):
+    base, database = groups_server
+    with LogInPage(base) as login:
+        for i in range(GROUP_ROUNDS):
+            a, b = account(base, "ann"), account(base, "bea")
+            # Every other round a scorer is in it too; without one, the second deletion
+            # would take the group with it, which its page did not say.
+            others = [(b, "owner")] + ([(account(base, "cy"), "scorer")] if i % 2 else [])
+            group = new_group(a, *others)
+            forms = [form_of(p, "/accounts/delete/") for p in (a, b)]
+            answers = at_once(
+                (send, a, "/accounts/delete/", forms[0]), (send, b, "/accounts/delete/", forms[1])
+            )
+            codes = [r.status_code for r in answers]
+            assert sorted(codes) == [302, 409], codes
+            refused = answers[codes.index(409)]
+            kept = (a, b)[codes.index(409)]
+            in_words(refused, f"{kept.name} is the only owner of", "Everyone else left")
+            assert owners(database, group) == [kept.name]
+            no_group_without_an_owner(database)
+    assert login.slowest < 5
+
+
+def test_an_owner_deleting_the_account_while_the_other_leaves_leaves_an_owner(groups_server):
+    base, database = groups_server
+    for _ in range(GROUP_ROUNDS):
+        a, b, c = account(base, "ann"), account(base, "bea"), account(base, "cy")
+        group = new_group(a, (b, "owner"), (c, "scorer"))
+        delete = form_of(a, "/accounts/delete/")
+        leave = form_of(b, f"/groups/{group}/", r'action="[^"]*/leave/"')
+        answers = at_once(
+            (send, a, "/accounts/delete/", delete), (send, b, f"/groups/{group}/leave/", leave)
+        )
+        deleted, left = (r.status_code == 302 for r in answers)
+        assert deleted != left, [r.status_code for r in answers]  # one of the two, never both
+        refused = answers[1] if deleted else answers[0]
+        in_words(refused, "is the only owner of")
+        assert owners(database, group) == [b.name if deleted else a.name]
+        no_group_without_an_owner(database)
+
+
+def test_the_owner_deleting_the_group_while_two_scorers_save_answers_in_words(groups_server):
+    base, database = groups_server
+    with LogInPage(base) as login:
+        for _ in range(GROUP_ROUNDS):
+            a, b, c = account(base, "ann"), account(base, "bea"), account(base, "cy")
+            group = new_group(a, (b, "scorer"), (c, "scorer"))
+            match = staked_match(a, group)
+            pages = [p.page(match) for p in (b, c)]
+            delete = form_of(a, f"/groups/{group}/delete/")
+            answers = at_once(
+                (send, a, f"/groups/{group}/delete/", delete),
+                (b.save, match, pages[0], CLUB),
+                (c.save, match, pages[1], ORDERED),
+            )
+            assert answers[0].status_code == 302
+            for save in answers[1:]:
+                if save.status_code != 200:
+                    in_words(save, *GONE_WORDS, "was saved by")
+            for table in ("games_group", "games_match", "games_player", "games_night"):
+                column = "id" if table == "games_group" else "group_id"
+                assert query(database, f"SELECT id FROM {table} WHERE {column} = {group}") == []
+            assert query(database, f"SELECT id FROM games_hand WHERE match_id = {match}") == []
+    assert login.slowest < 5
+
+
+def test_a_hand_saved_while_its_match_is_deleted_answers_in_words(groups_server):
+    base, database = groups_server
+    a, b = account(base, "ann"), account(base, "bea")
+    group = new_group(a, (b, "scorer"))
+    keeper = staked_match(a, group)  # another match of the group, which must stay sound
+    for _ in range(GROUP_ROUNDS):
+        match = staked_match(a, group)
+        page = b.page(match)
+        delete = form_of(a, f"/matches/{match}/delete/")
+        answers = at_once(
+            (send, a, f"/matches/{match}/delete/", delete), (b.save, match, page, ORDERED)
+        )
+        assert answers[0].status_code == 302
+        if answers[1].status_code != 200:
+            assert answers[1].status_code == 404
+            in_words(answers[1], *GONE_WORDS)
+        assert query(database, f"SELECT id FROM games_hand WHERE match_id = {match}") == []
+        assert query(database, f"SELECT id FROM games_result WHERE match_id = {match}") == []
+        assert b.save(keeper, b.page(keeper), CLUB).status_code == 200
+        stored(groups_server, a, keeper)
+
+
+def _record(phone: Phone, group: int, page: str, payer: str, payee: str, cents: str):
+    """A payment as the balances page sends it, payer and payee named as its lists do."""
+    pk = {n: v for v, n in re.findall(r'<option value="(\d+)">([^<]+)<', page)}
+    data = {**hidden(page, 'class="payment-form"'), "currency": "USD", "amount": cents}
+    data |= {"payer": pk[payer], "payee": pk[payee]}
+    return send(phone, f"/groups/{group}/balances/", data)
+
+
+def test_a_payment_recorded_while_the_group_is_deleted_answers_in_words(groups_server):
+    base, database = groups_server
+    for _ in range(GROUP_ROUNDS):
+        a, b = account(base, "ann"), account(base, "bea")
+        group = new_group(a, (b, "scorer"))
+        staked_match(a, group)
+        page = b.http.get(f"{base}/groups/{group}/balances/").text
+        delete = form_of(a, f"/groups/{group}/delete/")
+        answers = at_once(
+            (send, a, f"/groups/{group}/delete/", delete),
+            (_record, b, group, page, "Ann", "Bob", "1.11"),
+        )
+        assert answers[0].status_code == 302
+        if answers[1].status_code != 302:
+            assert answers[1].status_code == 404
+            in_words(answers[1], "This group was deleted on another phone.", *GONE_WORDS)
+        assert query(database, f"SELECT id FROM games_payment WHERE group_id = {group}") == []
+        assert query(database, f"SELECT id FROM games_group WHERE id = {group}") == []
+
+
+def test_a_payment_naming_a_player_merged_away_meanwhile_is_refused_in_words(groups_server):
+    base, database = groups_server
+    a, b = account(base, "ann"), account(base, "bea")
+    group = new_group(a, (b, "scorer"))
+    staked_match(a, group)
+    ann = player_id(database, a.name, "Ann")
+    outcomes = []
+    for i in range(GROUP_ROUNDS):
+        spelling = f"Anne{i}"
+        staked_match(a, group, names=(spelling, "Bob", "Cat", "Dan"))
+        other = player_id(database, a.name, spelling)
+        page = b.http.get(f"{base}/groups/{group}/balances/").text
+        url, form = player_form(a, ann, "merge")
+        answers = at_once(
+            (_record, b, group, page, spelling, "Bob", "1.11"),
+            (sent, a, url, {**form, "other": str(other), "same": "1"}),
+        )
+        paid, merged = answers
+        assert merged.status_code == 302
+        if paid.status_code != 302:
+            assert paid.status_code == 409
+            in_words(paid, "is no longer a player of this group")
+        outcomes.append(paid.status_code)
+        assert query(database, f"SELECT id FROM games_player WHERE id = {other}") == []
+        payments = query(
+            database,
+            "SELECT payer.name FROM games_payment p JOIN games_player payer ON"
+            f" payer.id = p.payer_id WHERE p.group_id = {group}",
+        )
+        assert payments == [("Ann",)] * outcomes.count(302)  # each one stored moved over
+    print(f"payments stored before their merge: {outcomes.count(302)} of {len(outcomes)}")
+
+
+def test_two_members_saying_this_is_me_of_one_player_at_once_one_is_told_it_is_taken(
+    groups_server,
+):
+    base, database = groups_server
+    a, b, c = account(base, "ann"), account(base, "bea"), account(base, "cy")
+    group = new_group(a, (b, "scorer"), (c, "viewer"))
+    staked_match(a, group)
+    bob = player_id(database, a.name, "Bob")
+    path = f"/groups/{group}/me/"
+    for _ in range(GROUP_ROUNDS * 2):
+        forms = [form_of(p, f"/groups/{group}/", r'action="[^"]*/me/"') for p in (b, c)]
+        answers = at_once(
+            (send, b, path, {**forms[0], "player": str(bob)}),
+            (send, c, path, {**forms[1], "player": str(bob)}),
+        )
+        codes = [r.status_code for r in answers]
+        assert sorted(codes) == [302, 409], codes
+        winner = (b, c)[codes.index(302)]
+        in_words(answers[codes.index(409)], f"{winner.name} has said they are Bob.")
+        sql = f"SELECT user_id FROM games_membership WHERE group_id = {group} AND player_id = {bob}"
+        assert len(query(database, sql)) == 1
+        assert send(winner, path, {**forms[codes.index(302)], "player": ""}).status_code == 302

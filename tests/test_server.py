@@ -254,7 +254,10 @@ def test_no_page_has_an_inline_style_script_or_handler(client_in, pages):
     for html in html_pages:
         assert not re.search(r"<[^>]*\sstyle=", html)
         assert not re.search(r"<[^>]*\son[a-z]+=", html)
-        assert not re.search(r"<script(?![^>]*\ssrc=)[^>]*>", html)
+        # A data block (the match's state for the phone's rules) runs nothing: CSP lets it be.
+        assert not re.search(
+            r"<script(?![^>]*\ssrc=)(?![^>]*type=\"application/json\")[^>]*>", html
+        )
         assert "<style" not in html
 
 
@@ -327,7 +330,11 @@ def test_static_files_say_what_they_are_and_run_nothing(collected_static, client
         assert response["Content-Security-Policy"] == "default-src 'none'"
 
 
-BOARD_FIRST_LOAD = 30_000  # bytes as sent: a board and everything a phone loads with it
+# Bytes as sent: a board and everything a phone loads with it. 30 KB until the phone answered
+# the hand form by itself (issue 35), which added the rules' twin and the outbox (7.9 KB), the
+# match's data for them (1.6 KB) and every question drawn in the form (1.2 KB), measured once and
+# kept by the service worker after the first visit.
+BOARD_FIRST_LOAD = 42_000
 
 
 def _sent(response) -> bytes:
@@ -335,7 +342,7 @@ def _sent(response) -> bytes:
 
 
 @pytest.mark.django_db
-def test_a_boards_first_load_is_at_most_30_kb_as_sent(collected_static, client_in, user):
+def test_a_boards_first_load_is_at_most_42_kb_as_sent(collected_static, client_in, user):
     """A board of 20 hands with its hand form, its styles, htmx and the other scripts, the
     icon and the manifest, compressed as the server sends them to a browser that takes
     Brotli; the app's own CSS and JavaScript minified by collectstatic."""
@@ -356,7 +363,9 @@ def test_a_boards_first_load_is_at_most_30_kb_as_sent(collected_static, client_i
         response = client_in.get(path, **compressed)
         assert response.status_code == 200 and response.has_header("Content-Encoding"), path
         sent[path] = len(_sent(response))
-    assert len(sent) == 7, sent  # the page, its styles, icon, manifest and three scripts
+    # the page, its styles, icon, manifest and five scripts (htmx, idiomorph, app, the rules' twin,
+    # the offline hand form)
+    assert len(sent) == 9, sent
     assert sum(sent.values()) <= BOARD_FIRST_LOAD, sent
 
 

@@ -31,6 +31,7 @@ from games.rules import Hand as GameHand
 
 from .conftest import make_match
 from .liveserver import PASSWORD
+from .pages import shown
 from .test_matchfile import EXAMPLE
 from .test_models import assert_results_are_a_replay
 
@@ -158,7 +159,7 @@ def test_the_form_asks_only_for_tricks_on_a_turned_club(client_in, user):
     page = client_in.post(
         url("hand_check", match.pk), drawn(match, {"number": "1", "upcard": "clubs"}), **HX
     )
-    html = page.content.decode()
+    html = shown(page.content.decode())
     assert "Clubs are trump" in html and "Nobody drops out" in html
     assert 'name="maker"' not in html and 'name="dropped"' not in html
     assert html.count('class="trick-row"') == 4 and "5 of 5 left to give" in html
@@ -170,8 +171,10 @@ def test_the_form_asks_only_for_tricks_on_a_turned_club(client_in, user):
 def test_the_form_asks_for_the_bid_with_trick_bidding(client_in, user):
     match = make_match(user, "dirty-clubs")
     data = {"number": "1", "upcard": "hearts", "maker": "1"}
-    html = client_in.post(url("hand_check", match.pk), drawn(match, data), **HX).content.decode()
-    assert "Bob's bid" in html
+    html = shown(
+        client_in.post(url("hand_check", match.pk), drawn(match, data), **HX).content.decode()
+    )
+    assert "Bob</span>'s bid" in html
     assert 'name="bid" value="1"' not in html and 'name="bid" value="2"' in html
     assert "All pass <small>redeal</small>" in html
 
@@ -190,20 +193,22 @@ def test_a_maker_and_low_scorers_cannot_be_toggled_out(client_in, user):
     match.save()
     match.record([])  # the stored scores follow the rules, as after an edit in the admin
     data = {"number": "1", "upcard": "hearts", "maker": "1"}
-    html = client_in.post(url("hand_check", match.pk), drawn(match, data), **HX).content.decode()
+    html = shown(
+        client_in.post(url("hand_check", match.pk), drawn(match, data), **HX).content.decode()
+    )
     assert 'name="dropped"' not in html
     hidden = '<span class="visually-hidden">must play · </span>'
-    assert f"Bob</b> <small>{hidden}maker</small>" in html
-    assert f"Ann</b> <small>{hidden}at 5</small>" in html
+    assert f'Bob</b> <small>{hidden}<span class="tag">maker</span></small>' in html
+    assert f'Ann</b> <small>{hidden}<span class="tag">at 5</span></small>' in html
     # A tap on a greyed name says why, in the words a Save would refuse it with.
-    assert html.count('<details class="choice locked">') == 3  # all three are at 5
+    assert html.count('<details class="choice locked" data-seat=') == 3  # all three are at 5
     assert '<strong class="why">Bob made trump, so Bob can&#x27;t drop out.</strong>' in html
     words = "Ann is at 5, and at 5 or below a player can&#x27;t drop out."
     assert f'<strong class="why">{words}</strong>' in html
     refused = client_in.post(
         url("hand_create", match.pk), drawn(match, {**data, "dropped": ["Ann"], "t1": "5"})
     )
-    assert f'<p class="error">{words}</p>' in refused.content.decode()
+    assert f'<p class="error">{words}</p>' in shown(refused.content.decode())
 
 
 @pytest.mark.parametrize("headers", [{}, HX])
@@ -216,30 +221,33 @@ def test_a_check_says_what_a_save_will_say_of_a_drop_the_rules_forbid(client_in,
     data |= {"dropped": ["Ann"], "t1": "3", "t2": "2"}
     words = "Ann is at 5, and at 5 or below a player can&#x27;t drop out."
     check = client_in.post(url("hand_check", match.pk), drawn(match, data), **headers)
-    html = check.content.decode()
+    html = shown(check.content.decode())
     assert words in html and "<strong>Ann</strong> no trick" not in html
     assert 'class="preview"' not in html
     # Still ticked, and a tap can untick it.
     assert '<input type="checkbox" name="dropped" value="Ann" checked>' in html
     save = client_in.post(url("hand_create", match.pk), drawn(match, data), **headers)
-    assert words in save.content.decode()
+    assert words in shown(save.content.decode())
     assert not Hand.objects.filter(match=match).exists()
     # Unticked, Ann's row is asked for; given, the check's preview is what is saved.
     data |= {"dropped": [], "t0": "0"}
     html = client_in.post(url("hand_check", match.pk), drawn(match, data), **headers)
-    assert '<strong>Ann</strong> no trick <span class="up">+5</span>' in html.content.decode()
+    assert (
+        '<strong>Ann</strong> <span class="reason">no trick </span><span class="up">+5</span>'
+        in shown(html.content.decode())
+    )
     client_in.post(url("hand_create", match.pk), drawn(match, data), **headers)
     assert Hand.objects.filter(match=match).count() == 1
 
 
 def test_the_preview_shows_every_change(client_in, user):
     match = make_match(user)
-    html = client_in.post(
-        url("hand_check", match.pk), drawn(match, ORDERED_POST), **HX
-    ).content.decode()
-    assert '<strong>Ann</strong> no trick <span class="up">+5</span>' in html
-    assert '<strong>Bob</strong> <span class="down">−3</span>' in html
-    assert "<strong>Cat</strong> out" in html
+    html = client_in.post(url("hand_check", match.pk), drawn(match, ORDERED_POST), **HX)
+    html = shown(html.content.decode())
+    ann = '<strong>Ann</strong> <span class="reason">no trick </span><span class="up">+5</span>'
+    assert ann in html
+    assert '<strong>Bob</strong> <span class="reason"></span><span class="down">−3</span>' in html
+    assert '<strong>Cat</strong> <span class="reason">out</span>' in html
 
 
 def checked_tricks(html: str) -> dict:
@@ -253,15 +261,15 @@ def test_a_check_fills_in_the_last_players_tricks_and_a_lone_maker_gets_five(
     match = make_match(user)
     last = {k: v for k, v in ORDERED_POST.items() if k != "t3"}  # Dan left for the check
     html = client_in.post(url("hand_check", match.pk), drawn(match, last), **headers)
-    html = html.content.decode()
+    html = shown(html.content.decode())
     assert checked_tricks(html) == {"t0": "0", "t1": "3", "t3": "2"} and "all 5 given" in html
-    assert '<strong>Dan</strong> <span class="down">−2</span>' in html
+    assert '<strong>Dan</strong> <span class="reason"></span><span class="down">−2</span>' in html
     lone = {**ORDERED_POST, "dropped": ["Ann", "Cat", "Dan"], "t0": "", "t1": "2", "t3": ""}
     html = client_in.post(url("hand_check", match.pk), drawn(match, lone), **headers)
-    assert checked_tricks(html.content.decode()) == {"t1": "5"}
+    assert checked_tricks(shown(html.content.decode())) == {"t1": "5"}
     sweep = {**ORDERED_POST, "t0": "", "t1": "5", "t3": ""}  # the others took none
     html = client_in.post(url("hand_check", match.pk), drawn(match, sweep), **headers)
-    assert checked_tricks(html.content.decode()) == {"t0": "0", "t1": "5", "t3": "0"}
+    assert checked_tricks(shown(html.content.decode())) == {"t0": "0", "t1": "5", "t3": "0"}
 
 
 @pytest.mark.parametrize("headers", [{}, HX])
@@ -300,11 +308,13 @@ def test_too_many_tricks_given_is_said_before_asking_for_the_rest(client_in, use
 def test_two_players_left_without_tricks_are_asked_for_theirs(client_in, user):
     match = make_match(user)
     data = {**ORDERED_POST, "t0": "", "t3": ""}
-    html = client_in.post(url("hand_check", match.pk), drawn(match, data), **HX).content.decode()
+    html = shown(
+        client_in.post(url("hand_check", match.pk), drawn(match, data), **HX).content.decode()
+    )
     assert checked_tricks(html) == {"t1": "3"} and "2 of 5 left to give" in html
     assert '<p class="hint">Tap how many tricks Ann and Dan took.</p>' in html
     response = client_in.post(url("hand_create", match.pk), drawn(match, data))
-    assert "Tap how many tricks Ann and Dan took." in response.content.decode()
+    assert "Tap how many tricks Ann and Dan took." in shown(response.content.decode())
     assert not Hand.objects.filter(match=match).exists()
 
 
@@ -314,9 +324,11 @@ def test_a_check_forgets_answers_the_hand_no_longer_asks_for_and_a_save_refuses_
     match = make_match(user)
     # Bob was tapped as maker and Cat as out; then the upcard turned out to be a club.
     club = {**ORDERED_POST, "upcard": "clubs", "t2": "0"}
-    html = client_in.post(url("hand_check", match.pk), drawn(match, club), **HX).content.decode()
+    html = shown(
+        client_in.post(url("hand_check", match.pk), drawn(match, club), **HX).content.decode()
+    )
     assert '<p class="hint">' not in html and 'class="preview"' in html
-    assert "<strong>Cat</strong> no trick" in html
+    assert '<strong>Cat</strong> <span class="reason">no trick' in html
     html = client_in.post(url("hand_create", match.pk), drawn(match, club)).content.decode()
     assert "Nobody makes trump when a club is turned, so Bob can&#x27;t be the maker." in html
     assert not Hand.objects.filter(match=match).exists()
@@ -382,11 +394,11 @@ def test_a_redeal_saved_with_drops_or_tricks_is_refused(client_in, user):
     redeal = {"number": "1", "upcard": "hearts", "maker": "pass"}
     for change in ({"dropped": ["Cat"]}, {"t0": "2"}):
         html = client_in.post(url("hand_create", match.pk), drawn(match, {**redeal, **change}))
-        assert "Everybody passed and the cards are dealt again" in html.content.decode()
+        assert "Everybody passed and the cards are dealt again" in shown(html.content.decode())
     assert not Hand.objects.filter(match=match).exists()
     # A Check forgets them (the page no longer shows them), and what it shows is saved.
     html = client_in.post(url("hand_check", match.pk), drawn(match, {**redeal, "t0": "2"}))
-    assert 'name="t0"' not in html.content.decode()
+    assert 'name="t0"' not in shown(html.content.decode())
     response = client_in.post(url("hand_create", match.pk), drawn(match, redeal))
     assert response.status_code == 302 and Hand.objects.filter(match=match).count() == 1
 
@@ -423,7 +435,8 @@ def test_saving_with_htmx_returns_the_new_board(client_in, user):
     response = client_in.post(url("hand_create", match.pk), drawn(match, ORDERED_POST), **HX)
     html = response.content.decode()
     assert response.status_code == 200 and html.lstrip().startswith('<div id="board"')
-    assert 'name="number" value="2"' in html and "Upcard — Ann deals" in html
+    assert 'name="number" value="2"' in html
+    assert 'Upcard — <span class="dealer">Ann</span> deals' in html
 
 
 def test_a_double_tap_records_the_hand_once(client_in, user):
@@ -1214,12 +1227,17 @@ def test_a_set_penalty_that_is_not_a_choice_is_refused(client_in):
 
 @pytest.mark.parametrize(
     "set_penalty, bob",
-    [(5, 'set <span class="up">+5</span>'), (None, 'no trick <span class="up">+5</span>')],
+    [
+        (5, '<span class="reason">set </span><span class="up">+5</span>'),
+        (None, '<span class="reason">no trick </span><span class="up">+5</span>'),
+    ],
 )
 def test_the_preview_says_set_only_where_sets_count(client_in, user, set_penalty, bob):
     match = make_match(user, set_penalty=set_penalty)
     data = {**ORDERED_POST, "t0": "3", "t1": "0", "t3": "2"}
-    html = client_in.post(url("hand_check", match.pk), drawn(match, data), **HX).content.decode()
+    html = shown(
+        client_in.post(url("hand_check", match.pk), drawn(match, data), **HX).content.decode()
+    )
     assert f"<strong>Bob</strong> {bob}" in html
 
 

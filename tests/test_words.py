@@ -29,11 +29,14 @@ def test_how_far_the_tricks_are_given_reads_as_words(left, blank, said):
 @pytest.mark.parametrize("preset", list(rules.PRESETS))
 def test_every_preset_says_each_of_its_rules_in_a_sentence(preset):
     p = rules.PRESETS[preset]
-    said = dict(words.rules_in_words(p.ruleset, p.stakes))
+    said = dict(words.rules_in_words(p.ruleset, p.stakes, preset))
     assert list(said) == [
         "The table",
+        "The deal",
+        "The first dealer",
         *(["A turned " + p.ruleset.auto_trump[:-1]] if p.ruleset.auto_trump else ["Trump"]),
         "Making trump",
+        *(["The card swap"] if p.ruleset.bidding == rules.TRICK_BIDDING else []),
         "When everybody passes",
         "Dropping out",
         "Scoring",
@@ -44,96 +47,64 @@ def test_every_preset_says_each_of_its_rules_in_a_sentence(preset):
     assert all(sentence.endswith(".") for sentence in said.values())
 
 
-def test_a_set_maker_in_a_three_player_game_pays_what_the_rules_say():
-    r = rules.make_ruleset("three-widow")
-    assert "is set: +5 points" in dict(words.rules_in_words(r, rules.Stakes()))["Scoring"]
-    no_set = rules.make_ruleset("three-widow", set_penalty=None)
-    assert "There is no set" in dict(words.rules_in_words(no_set, rules.Stakes()))["Scoring"]
+def _said(preset="standard", stakes=None, **overrides) -> dict:
+    r = rules.make_ruleset(preset, **overrides)
+    return dict(words.rules_in_words(r, stakes or rules.Stakes(), preset))
 
 
-def test_the_stakes_example_is_what_the_engine_charges():
-    stakes = rules.Stakes(per_game=100, per_point=10, per_set=25)
-    sentence = words.stakes_in_words(stakes, rules.make_ruleset("standard"))
-    owed = words.money(rules.owes(stakes, words.EXAMPLE_SCORE, words.EXAMPLE_SHORT))
-    assert sentence.endswith(f"$1.00 + 7 × $0.10 + 2 × $0.25 = {owed}.") and owed == "$2.20"
-    assert words.stakes_in_words(rules.Stakes(), rules.make_ruleset("standard")) == (
-        "Played for no money."
+def test_a_redeal_is_mentioned_only_where_somebody_redeals():
+    assert "redeal" not in _said("standard")["The table"]
+    assert "a redeal included" in _said("standard", all_pass=rules.REDEAL)["The table"]
+    assert "a redeal included" in _said("dirty-clubs")["The table"]
+
+
+def test_falling_short_is_mentioned_only_where_a_stake_counts_it():
+    game_and_point = rules.Stakes(per_game=100, per_point=10)
+    assert "fell short" not in _said("spades-21", game_and_point)["Stakes"]
+    assert _said("spades-21", game_and_point)["Stakes"].endswith(
+        "a loser left at 7 pays $1.00 + 7 × $0.10 = $1.70."
     )
+    assert "who fell short 2 times" in _said("standard", rules.Stakes(per_set=25))["Stakes"]
 
 
-def test_the_ties_rule_is_worded_for_each_choice():
-    for ties, phrase in (
-        ("lowest", "tied on it share"),
-        ("share", "at or below zero shares"),
-        ("play_on", "play goes on"),
-    ):
-        r = rules.make_ruleset("standard", ties=ties)
-        assert phrase in dict(words.rules_in_words(r, rules.Stakes()))["The end"]
+def test_the_first_dealer_is_a_cut_the_first_jack_or_chosen():
+    said = _said()["The first dealer"]
+    assert "cut" in said and "lowest card deals" in said and "first Jack" in said
+    assert "choosing" in said
 
 
-def test_each_suit_of_the_rules_is_named_with_its_symbol():
-    assert list(words.SUIT_SYMBOLS) == list(rules.SUITS)
-    assert [words.suit_label(s) for s in rules.SUITS] == [
-        "♣ Clubs",
-        "♦ Diamonds",
-        "♥ Hearts",
-        "♠ Spades",
-    ]
-    assert words.suit("spades") == "♠ spade"
+def test_the_card_swap_is_told_only_where_trump_is_bid_for():
+    assert "throw away cards" in _said("dirty-clubs")["The card swap"]
+    assert "The card swap" not in _said("standard")
 
 
-def test_the_winners_are_said_as_the_board_and_replay_say_them():
-    assert words.winners(("Cat",)) == "Cat wins"
-    assert words.winners(("Ann", "Bob", "Dan")) == "Ann, Bob and Dan share the win"
-    assert words.won_by(rules.SWEEP) == "took all five tricks"
-    assert words.won_by(rules.ZERO) == "reached zero"
+def test_the_deal_says_what_the_widow_is_and_the_deck_for_three_players():
+    three = _said("three-15")["The deal"]
+    assert "24-card Euchre deck" in three and "with three players too" in three
+    assert "widow" in three and "take no trick" not in three and "nobody plays them" in three
+    assert "three players" not in _said("standard")["The deal"]
 
 
-def test_scores_and_changes_have_a_real_minus_sign():
-    assert words.number(-5) == "−5" and words.number(7) == "7"
-    assert words.signed(5) == "+5" and words.signed(-3) == "−3" and words.signed(0) == "0"
+def test_a_set_penalty_the_written_rules_leave_open_is_the_houses_choice():
+    for preset in ("spades-21", "three-15"):
+        assert "+5 is the house's choice" in _said(preset)["Scoring"]
+    assert "no set is the house's choice" in _said("three-15", set_penalty=None)["Scoring"]
+    for preset in ("standard", "dirty-clubs", "three-widow"):
+        assert "house's choice" not in _said(preset)["Scoring"]
 
 
-def test_the_stakes_and_what_a_loser_owes_are_said_term_by_term():
-    stakes = rules.Stakes(per_game=100, per_point=10, per_set=25)
-    assert words.stakes_text(stakes) == "$1.00 a game, $0.10 a point, $0.25 a set"
-    assert words.stakes_text(rules.Stakes()) == "no stakes"
-    assert words.owes_words(stakes, 33, 1) == (
-        "$1.00 a game + 33 points × $0.10 + 1 hand short × $0.25"
-    )
+def test_a_cut_for_the_deal_gives_the_low_card_the_deal_and_a_tie_cuts_again():
+    import random
 
-
-def test_house_rules_are_said_as_the_form_words_them():
-    ruleset = rules.make_ruleset("three-widow", ties="share", set_penalty=None)
-    assert words.house_rules_words("three-widow", ruleset) == [
-        "A maker who falls short: Just counts tricks",
-        "Several at or below 0: All at or below 0 share",
-    ]
-
-
-def test_a_hand_is_said_in_a_few_words():
-    start = rules.new_match(rules.make_ruleset("standard"), ("Ann", "Bob", "Cat", "Dan"), "Dan")
-    ordered = rules.Hand("hearts", "hearts", "Bob", None, ("Cat",), {"Ann": 0, "Bob": 3, "Dan": 2})
-    _, result = rules.play(start, ordered)
-    assert words.hand_in_words(result) == "♥ turned · Bob ordered up · Cat out"
-    _, club = rules.play(
-        start, rules.Hand("clubs", tricks={"Ann": 2, "Bob": 1, "Cat": 1, "Dan": 1})
-    )
-    assert words.hand_in_words(club) == "♣ turned · all play"
-
-
-def test_a_match_card_says_who_won_or_who_deals_next():
-    assert words.card_meta(12, winners=["Ann", "Bob"]) == "Ann & Bob won · 12 hands"
-    assert words.card_meta(1, dealer="Cat") == "1 hand · Cat deals next"
-
-
-@pytest.mark.parametrize("hour, minute", [(0, 5), (9, 0), (12, 0), (12, 30), (20, 40), (23, 59)])
-def test_times_read_as_django_writes_them(hour, minute):
-    from datetime import datetime
-
-    from django.utils.dateformat import format
-
-    t = datetime(2026, 11, 3, hour, minute)
-    assert words.clock(t) == format(t, "g:i a")
-    assert words.day_and_clock(t) == format(t, "M j, g:i a")
-    assert words.date_and_clock(t) == format(t, "M j Y, g:i a")
+    ties = 0
+    for seed in range(300):
+        names = ["Ann", "Bob", "Cat", "Dan", "Eve", "Fay"][: 3 + seed % 4]
+        cut, dealer = rules.cut_for_deal(names, random.Random(seed))
+        first = [rules.RANKS.index(rank) for _, _, rank, _ in cut[: len(names)]]
+        lowest = [names[i] for i, rank in enumerate(first) if rank == min(first)]
+        if len(lowest) == 1:
+            assert len(cut) == len(names) and dealer == lowest[0]
+        else:  # tied for the low card: only they cut again
+            ties += 1
+            assert dealer in lowest and {c[1] for c in cut[len(names) :]} <= set(lowest)
+    assert ties

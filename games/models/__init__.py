@@ -18,6 +18,7 @@ from games.models.groups import (
     Membership,
     Removal,
     Role,
+    delete_account,
     groups_turn,
     memberships_of,
     new_invite_token,
@@ -32,7 +33,10 @@ from games.models.hands import (
     hand_verdict,
     verdict,
 )
-from games.models.ledger import Payment, PaymentsChanged
+from games.models.ledger import FormUsed, Payment, PaymentsChanged
+from games.models.matches import (
+    GONE as MATCH_GONE,
+)
 from games.models.matches import (
     MAX_HANDS,
     PRESET_CHOICES,
@@ -62,11 +66,13 @@ from games.models.sums import NightSum, recount_sums, run_totals, running_money
 __all__ = [
     "Attempt",
     "Change",
+    "FormUsed",
     "GROUP_NAME_LENGTH",
     "Group",
     "Hand",
     "INVITE_DAYS",
     "Invite",
+    "MATCH_GONE",
     "MAX_HANDS",
     "Match",
     "MatchQuerySet",
@@ -94,6 +100,7 @@ __all__ = [
     "TALLY_FIELDS",
     "Tallied",
     "VERDICT_COLUMNS",
+    "delete_account",
     "groups_turn",
     "net_of_halves",
     "net_sum",

@@ -3,17 +3,19 @@
 from __future__ import annotations
 
 import secrets
+from contextlib import suppress
 from datetime import timedelta
 from typing import TYPE_CHECKING
 
 from django.conf import settings
+from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
-from django.db import models, transaction
+from django.db import IntegrityError, models, transaction
 from django.db.models import F, Q
 from django.urls import reverse
 from django.utils import timezone
 
-from games import rules
+from games import rules, words
 from games.models.common import column_list, fetch, loaded
 from games.models.results import ResultSum, net_of_halves, staked_filter
 
@@ -31,7 +33,14 @@ def groups_turn(group_id: int) -> None:
     matches, nights, players and payments takes turns: two matches begun at once on two
     phones find each other's night, a night is never deleted under a match joining it, a file
     imported twice at once is stored once, two saves never add to a player's sums at once.
-    (On SQLite the IMMEDIATE transaction already does this.)
+    (On SQLite the IMMEDIATE transaction already does this.) Group.DoesNotExist, and nothing
+    written, if the group was deleted meanwhile (its deletion takes this turn too).
+
+    The one lock order, everywhere (docs/scaling.md, "Locks"): the account (deleting it), then
+    the group (this), then its matches (`Match._locked`, in the order of their ids), then its
+    players' rows. A write takes the group's turn before it locks or writes anything else of
+    the group, so two writes wait for each other and never deadlock; several groups are taken
+    in the order of their ids (`delete_account`).
 
     Every write to what the group's pages show takes this turn, so it also moves the group's
     version on (`Group.version`), in the same transaction: a region of a page drawn for a
@@ -118,15 +127,19 @@ class Group(models.Model):
         return reverse("games:group_detail", args=[self.pk])
 
     @classmethod
-    def home(cls, user) -> Group:
+    def home(cls, user, name: str = "") -> Group:
         """The account's own group, made (with the account as its owner) on first need, so
-        that an account made any way (sign-up, `createsuperuser`, the admin) has one."""
+        that an account made any way (sign-up, `createsuperuser`, the admin) has one; called
+        `name`, else "Ann's table" (`words.table_name`)."""
         group = cls.objects.filter(home_of=user).first()
         if group is None:
             with transaction.atomic():
                 user.__class__.objects.select_for_update().filter(pk=user.pk).values("pk").get()
                 group, _ = cls.objects.get_or_create(
-                    home_of=user, defaults={"name": user.get_username()[:GROUP_NAME_LENGTH]}
+                    home_of=user,
+                    defaults={
+                        "name": name or words.table_name(user.get_username(), GROUP_NAME_LENGTH)
+                    },
                 )
                 Membership.objects.get_or_create(
                     group=group, user=user, defaults={"role": Role.OWNER}
@@ -202,6 +215,42 @@ class Group(models.Model):
             self.memberships.filter(pk=member.pk).update(role=role)
 
     @transaction.atomic
+    def delete_whole(self) -> None:
+        """Delete the group with its players, matches, nights and payments. Its turn first
+        (`groups_turn`): a save or a payment under way is stored whole before, or finds the
+        group gone after (Group.DoesNotExist, here too for a group deleted already), and the
+        rows to delete are read inside the lock, so none is added under the deletion."""
+        groups_turn(self.pk)
+        Group.objects.filter(pk=self.pk).delete()
+
+    @transaction.atomic
+    def claim(self, user, player: Player | None) -> None:
+        """ "This is me": `user` is `player` at the group's table (None: nobody). In the
+        group's turn, so that of two members saying it of one player at once the second is
+        told who has it (ValidationError, in words); also for a player merged away, or a
+        member taken out of the group, meanwhile."""
+        groups_turn(self.pk)
+        if player is not None and not self.players.filter(pk=player.pk).exists():
+            raise ValidationError(
+                f"{player.name} is no longer a player of this group: merged into another "
+                "player on another phone. Choose again."
+            )
+        if player is not None:
+            taken = self.memberships.filter(player=player).exclude(user=user)
+            who = taken.values_list("user__username", flat=True).first()
+            if who is not None:
+                raise ValidationError(f"{who} has said they are {player.name}.")
+        try:
+            with transaction.atomic():  # the unique constraint, should a write skip the turn
+                changed = self.memberships.filter(user=user).update(player=player)
+        except IntegrityError:
+            raise ValidationError(
+                f"Someone else has said they are {player.name if player else 'that player'}."
+            ) from None
+        if not changed:
+            raise ValidationError(f"You are no longer in {self}.")
+
+    @transaction.atomic
     def join(self, user, role: str, invited=None) -> tuple[Membership, bool]:
         """Take `user` in with `role`; a member already keeps their role: (member, joined).
         ValidationError for one an owner removed after the invitation of `invited` was made:
@@ -222,6 +271,52 @@ class Group(models.Model):
         before do not let them back in (`join`)."""
         self.set_role(user, None)
         Removal.objects.update_or_create(group=self, user=user, defaults={"at": timezone.now()})
+
+
+def delete_account(user, deleted_with_it: set[int] | None = None) -> None:
+    """Delete the account, and the groups in which nobody else is. ValidationError, in words
+    and with nothing deleted, if it is the only owner of a group others are in (a group always
+    has an owner), or if `deleted_with_it` (the groups its page said would go with it) misses
+    one that would go now: everyone else left it since the page was drawn.
+
+    Every group it is in takes its turn first (`groups_turn`), in the order of their ids,
+    after the account's own row: two owners deleting their accounts at once, or one deleting
+    while the other leaves or is made a scorer, take turns, and the second finds itself the
+    only owner."""
+    with transaction.atomic():
+        accounts = get_user_model().objects.select_for_update(no_key=True).filter(pk=user.pk)
+        if not accounts.exists():
+            return  # deleted already: a double tap
+        locked: set[int] = set()
+        while True:  # a group joined before the turns were taken is taken too
+            mine = set(Group.objects.of(user).values_list("pk", flat=True)) - locked
+            if not mine:
+                break
+            for pk in sorted(mine):
+                with suppress(Group.DoesNotExist):  # deleted meanwhile: nothing of it to keep
+                    groups_turn(pk)
+                locked.add(pk)
+        others = get_user_model().objects.exclude(pk=user.pk)
+        held = Group.objects.last_owned_by(user).filter(memberships__user__in=others)
+        held_names = [str(g) for g in held.distinct().order_by("name", "pk")]
+        if held_names:
+            raise ValidationError(
+                f"{user.get_username()} is the only owner of {rules.join_names(held_names)}, "
+                f"and others are in {'it' if len(held_names) == 1 else 'them'}: make someone "
+                "else an owner first, then delete the account."
+            )
+        alone = list(Group.objects.of(user).exclude(memberships__user__in=others).order_by("pk"))
+        surprise = [g for g in alone if deleted_with_it is not None and g.pk not in deleted_with_it]
+        if surprise:
+            names = rules.join_names([str(g) for g in surprise])
+            raise ValidationError(
+                f"Everyone else left {names} since this page was drawn, so deleting the "
+                "account now would delete it too, with its matches. Nothing was deleted: look "
+                "again, and confirm if you still mean it."
+            )
+        for group in alone:
+            Group.objects.filter(pk=group.pk).delete()  # its matches, players go with it
+        user.delete()
 
 
 class Removal(models.Model):

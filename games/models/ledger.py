@@ -24,6 +24,15 @@ class PaymentsChanged(Exception):
     recorded or removed one)."""
 
 
+class FormUsed(Exception):
+    """A payment form sent again (its token) with other content than it recorded: what is on
+    record for it is `payment`, and nothing else was stored."""
+
+    def __init__(self, payment: Payment):
+        super().__init__(f"token {payment.token} recorded payment {payment.pk}")
+        self.payment = payment
+
+
 class PaymentQuerySet(models.QuerySet["Payment"]):
     def version(self) -> str:
         """These payments as a page shows them, in a few letters. Ids are never used twice,
@@ -103,8 +112,10 @@ class Payment(models.Model):
             models.CheckConstraint(
                 condition=~Q(payer=models.F("payee")), name="payment_two_players"
             ),
+            # A form's token is the group's: looked up in the group, and unique there only, so
+            # that a token sent to another group neither clashes nor tells it exists.
             models.UniqueConstraint(
-                fields=["token"], condition=~Q(token=""), name="payment_token_unique"
+                fields=["group", "token"], condition=~Q(token=""), name="payment_group_token"
             ),
         ]
 
@@ -164,16 +175,34 @@ class Payment(models.Model):
         cls, group, payer, payee, cents: int, currency: str, version, token="", by=None
     ) -> tuple[Payment, bool]:
         """Record a payment: (payment, stored). The same form arriving twice (`token`) is
-        stored once; ValidationError if it can't be one. A payment is money that moved: one
-        recorded from a page drawn before another payment was recorded or removed (at the
-        payments' `version`) is stored all the same, and the page says what else changed
-        (`PaymentQuerySet.since`)."""
+        stored once; sent again with other content, FormUsed says what it recorded.
+        ValidationError if it can't be one, in words: also for a player merged into another
+        (or gone) since the form was drawn. Group.DoesNotExist if the group was deleted
+        meanwhile. A payment is money that moved: one recorded from a page drawn before
+        another payment was recorded or removed (at the payments' `version`) is stored all
+        the same, and the page says what else changed (`PaymentQuerySet.since`)."""
+        from games.models.players import Player
+
         with transaction.atomic():
             groups_turn(group.pk)
             if token:
                 same = cls.objects.filter(group=group, token=token).first()
                 if same is not None:
+                    sent = (payer.pk, payee.pk, cents, currency)
+                    if sent != (same.payer_id, same.payee_id, same.amount_cents, same.currency):
+                        raise FormUsed(same)
                     return same, False
+            # Re-read in the group's turn: a merge takes it too, so none can go meanwhile.
+            ids = [payer.pk, payee.pk]  # (another group's: `check_fits` says so)
+            here = set(Player.objects.filter(pk__in=ids).values_list("pk", flat=True))
+            for player in (payer, payee):
+                if player.pk not in here:
+                    raise ValidationError(
+                        f"{player.name} is no longer a player of this group: merged into "
+                        "another player on another phone. Nothing was recorded: choose the "
+                        "players again.",
+                        code="gone",
+                    )
             return cls.store(group.pk, payer, payee, cents, currency, by, token=token), True
 
     def remove(self, version: str | None) -> bool:

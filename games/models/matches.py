@@ -15,7 +15,7 @@ from django.urls import reverse
 from django.utils import timezone
 from django.utils.functional import cached_property
 
-from games import matchfile, rules
+from games import matchfile, rules, words
 from games.models.common import fetch, moment
 from games.models.groups import Group, groups_turn
 from games.models.hands import (
@@ -61,6 +61,9 @@ HANDS_SQL = """
 VERSION_SQL = "SELECT version FROM games_match WHERE id = %s"
 
 
+# What a write to a match deleted meanwhile says (Match.DoesNotExist's message).
+GONE = "This match was deleted on another phone."
+
 LAST_NUMBER = 32_767  # as far as hands go: the largest number a hand's column holds
 
 
@@ -73,7 +76,7 @@ LATEST_MATCHES_SQL = """
 
 # Each match's card: the match and its stored results, seat by seat (`Match.card_rows`).
 CARDS_SQL = """
-    SELECT m.id, m.preset, m.played_at, m.finished, m.hands_played, m.next_dealer,
+    SELECT m.id, m.preset, m.options, m.played_at, m.finished, m.hands_played, m.next_dealer,
         r.seat, p.name, r.score, r.won
     FROM games_match m
     LEFT JOIN games_result r ON r.match_id = m.id
@@ -90,6 +93,7 @@ class CardRow:
 
     pk: int
     preset: str
+    label: str  # the match's title (`Match.label`)
     played_at: datetime
     finished: bool
     hands_played: int
@@ -193,6 +197,14 @@ class MatchQuerySet(models.QuerySet["Match"]):
     def in_progress(self):
         return self.filter(finished__isnull=True)
 
+    def new_share_links(self) -> int:
+        """A new read-only link for each of these matches (`Match.new_share_link`): whoever
+        kept an old one, a member taken out of the group say, sees nothing more. How many."""
+        renewed = 0
+        for pk in self.values_list("pk", flat=True):
+            renewed += Match.objects.filter(pk=pk).update(share_token=new_share_token())
+        return renewed
+
     @staticmethod
     def latest_ids(group: Group, finished: bool, most: int) -> list[int]:
         """The group's `most` latest matches in progress, or finished: their ids."""
@@ -278,15 +290,20 @@ class Match(models.Model):
     @transaction.atomic
     def remove(self) -> None:
         """Delete the match whole, and its night if no other match is left on it; its results
-        leave their players' sums."""
-        groups_turn(self.group_id)
+        leave their players' sums. Match.DoesNotExist (`GONE`) if it was deleted already, or
+        its group with it."""
+        try:
+            groups_turn(self.group_id)
+        except Group.DoesNotExist:
+            raise Match.DoesNotExist(GONE) from None
         stored = Match.objects.filter(pk=self.pk).first()
+        if stored is None:
+            raise Match.DoesNotExist(GONE)
         results = summed_results(self.pk)
         self.delete()
-        if stored is not None:
-            night = stored.night_id
-            move_sums(stored, night, results, stored.finished is not None, night, [])
-        Night.objects.filter(pk=self.night_id, matches__isnull=True).delete()
+        night = stored.night_id
+        move_sums(stored, night, results, stored.finished is not None, night, [])
+        Night.objects.filter(pk=night, matches__isnull=True).delete()
 
     def get_share_url(self) -> str:
         return reverse("games:match_shared", args=[self.share_token])
@@ -302,12 +319,19 @@ class Match(models.Model):
 
     @property
     def label(self) -> str:
-        return Match.label_of(self.preset)
+        return Match.label_of(self.preset, self.options)
 
     @staticmethod
-    def label_of(preset: str) -> str:
-        """A preset's name in words, or its own name for one the app no longer knows."""
-        return rules.PRESETS[preset].label if preset in rules.PRESETS else preset
+    def label_of(preset: str, options=None) -> str:
+        """A preset's name in words, as the match's house rules have it (`options`: its
+        starting score), or its own name for one the app no longer knows."""
+        if preset not in rules.PRESETS:
+            return preset
+        known = rules.PRESETS[preset]
+        if isinstance(options, str):  # a JSON column as plain SQL reads it on SQLite
+            options = json.loads(options)
+        start = (options or {}).get("starting_score")
+        return words.match_title(known.label, known.ruleset.starting_score, start)
 
     @staticmethod
     def card_rows(ids: list[int]) -> list[CardRow]:
@@ -318,11 +342,14 @@ class Match(models.Model):
             return []
         rows = fetch(CARDS_SQL.format(ids=", ".join(["%s"] * len(ids))), *ids)
         cards: dict[int, CardRow] = {}
-        for pk, preset, played_at, finished, hands, dealer, seat, name, score, won in rows:
+        for pk, preset, options, played_at, finished, hands, dealer, seat, name, score, won in rows:
             card = cards.get(pk)
             if card is None:
                 at = moment(played_at)
-                card = cards[pk] = CardRow(pk, preset, at, finished is not None, hands, dealer, [])
+                label = Match.label_of(preset, options)
+                card = cards[pk] = CardRow(
+                    pk, preset, label, at, finished is not None, hands, dealer, []
+                )
             if seat is not None:
                 card.results.append((seat, name, score, bool(won)))
         return [cards[pk] for pk in ids if pk in cards]
@@ -519,10 +546,17 @@ class Match(models.Model):
         SQLite the IMMEDIATE transaction is the lock) and each sees what the last one stored.
         It takes the group's turn first (`groups_turn`), as every other write to the group
         does before it locks a match, so that no two writes wait for each other: a save adds
-        to its players' sums and moves the group's version on.
+        to its players' sums and moves the group's version on. (The lock order: group, then
+        match, then players; see `groups_turn`.)
+
+        Match.DoesNotExist, in words (`GONE`), where the match, or its whole group, was
+        deleted on another phone before its turn came.
         """
-        groups_turn(self.group_id)
-        match = Match.objects.with_seats().select_for_update().get(pk=self.pk)
+        try:
+            groups_turn(self.group_id)
+            match = Match.objects.with_seats().select_for_update().get(pk=self.pk)
+        except (Group.DoesNotExist, Match.DoesNotExist):
+            raise Match.DoesNotExist(GONE) from None
         return match, match.game_hands()
 
     @transaction.atomic

@@ -1,12 +1,14 @@
 """The template tags and filters: the words are games/words.py's, the rules rules.py's."""
 
 import html
+import itertools
 
 from django import template
 from django.conf import settings
+from django.utils.html import format_html, json_script
 from django.utils.safestring import SafeData, mark_safe
 
-from games import words
+from games import rules, words
 from games.checks import password_reset_on
 from games.forms import PASS
 from games.words import SUIT_SYMBOLS, gain_or_loss, money, signed_money
@@ -86,16 +88,194 @@ def maker_tiles(field, all_pass: str):
 
 
 @register.simple_tag
-def trick_chips(field: str, counts, told: int | None):
-    """A player's row of trick chips, one radio a count, the count told checked."""
+def trick_chips(field: str, counts, told: int | None, disabled: bool = False):
+    """A player's row of trick chips, one radio a count, the count told checked; `disabled`
+    for a row the hand does not ask (drawn for the phone to show, never sent)."""
     name = html.escape(field)
+    off = " disabled" if disabled else ""
+    counts = TRICK_COUNTS if counts is None else counts
     return mark_safe(
         "".join(
-            f'<label class="chip"><input type="radio" name="{name}" value="{n}"'
+            f'<label class="chip"><input type="radio" name="{name}" value="{n}"{off}'
             f"{CHECKED if n == told else ''}><span>{n}</span></label>"
             for n in counts
         )
     )
+
+
+# --- The hand form with every question drawn (issue 35) ---------------------------------------
+# The form draws every question a hand could ask, those its shape does not ask hidden and
+# disabled; static/js/offline.js shows, hides and greys them by the shape the phone's twin of
+# the rules (static/js/rules.js) computes, so that a tap needs no round trip. The words it
+# shows are the server's, all of them written out here in a data block.
+
+TRICK_COUNTS = tuple(range(rules.TRICKS + 1))
+
+
+@register.simple_tag
+def hand_rows(form, state) -> list[dict]:
+    """The form's rows (HandForm.players), or before the upcard one empty row a seat; each
+    says whether its name is greyed among the drops (`locked`: must play, not ticked)."""
+    if form.shape is not None:
+        return [
+            {**row, "locked": row["must_play"] and not row["dropped"]} for row in form.players()
+        ]
+    return [
+        {
+            "seat": i,
+            "name": p,
+            "field": f"t{i}",
+            "dropped": False,
+            "plays": False,
+            "tricks": None,
+            "filled": False,
+            "must_play": None,
+            "why": None,
+            "score": state.scores[p],
+            "locked": False,
+        }
+        for i, p in enumerate(state.players)
+    ]
+
+
+@register.simple_tag
+def bid_tiles(form, state):
+    """A bid's radios, every bid the rules allow, the one tapped checked."""
+    r = state.ruleset
+    chosen = form["bid"].value()
+    invalid = INVALID if form["bid"].errors else ""
+    return mark_safe(
+        "".join(
+            f'<label class="choice"><input type="radio" name="bid" value="{n}" id="id_bid_{i}"'
+            f"{invalid}{CHECKED if str(n) == str(chosen) else ''}><span>{n}</span></label>"
+            for i, n in enumerate(range(r.min_bid, rules.TRICKS + 1))
+        )
+    )
+
+
+@register.simple_tag
+def form_hint(form):
+    """The next question, or what is wrong so far, while the hand is checked: one line,
+    hidden while there is nothing to say (the phone writes the server's words into it)."""
+    said = [e for errors in form.errors.values() for e in errors] if form.is_bound else []
+    hidden = "" if said else " hidden"
+    return format_html('<p class="hint"{}>{}</p>', hidden, " ".join(said))
+
+
+@register.simple_tag
+def bid_count(state) -> int:
+    return rules.TRICKS + 1 - state.ruleset.min_bid
+
+
+@register.simple_tag
+def hand_preview(form, state):
+    """One line a player of the changes of score a valid hand would make (HandForm.preview),
+    hidden while the hand is not yet valid; the phone fills the numbers in."""
+    shown = form.is_bound and form.shape is not None and form.is_valid()
+    lines = (
+        form.preview()
+        if shown
+        else [{"name": p, "change": None, "note": ""} for p in state.players]
+    )
+    items = []
+    for i, c in enumerate(lines):
+        change, note = c["change"], c["note"]
+        if note == "dropped":
+            note_text, change_text = "out", ""
+        else:
+            note_text = f"{note} " if note and note != "redeal" else ""
+            change_text = "" if change is None else words.signed(change)
+        trend = "" if not change else "up" if change > 0 else "down"
+        items.append(
+            f'<li data-seat="{i}"><strong>{html.escape(c["name"])}</strong> '
+            f'<span class="reason">{note_text}</span>'
+            f'<span class="{trend}">{change_text}</span></li>'
+        )
+    hidden = "" if shown else " hidden"
+    return mark_safe(f'<ul class="preview"{hidden}>{"".join(items)}</ul>')
+
+
+@register.simple_tag
+def auto_note(state) -> str:
+    """What a turned automatic suit means, where the rules have one: "Clubs are trump. …"."""
+    r = state.ruleset
+    if r.auto_trump is None:
+        return ""
+    maker = state.dealer if r.auto_trump_dealer_needs is not None else None
+    if maker:
+        who = f"{maker} dealt, so {maker} makes it and needs {r.auto_trump_dealer_needs}."
+    else:
+        who = "No maker: everyone plays and needs a trick."
+    return f"{r.auto_trump.title()} are trump. {who} Nobody drops out."
+
+
+def _must_play_words(state) -> dict:
+    """A greyed name's tag and sentence for each reason it may have (rules.MUST_PLAY_WORDS),
+    with `{p}`, `{score}`, `{turned}` and `{limit}` for the phone to put in (its scores may be
+    provisional ones)."""
+    tags = {
+        rules.MAKER: "maker",
+        rules.LOW_SCORE: "at {score}",
+        rules.TURNED: f"turned {state.ruleset.auto_trump}",
+        rules.NO_TRUMP_PLAYED: "no trump",
+    }
+    return {code: [tags[code], text] for code, text in rules.MUST_PLAY_WORDS.items()}
+
+
+def _groups(players) -> list[list[str]]:
+    return [
+        list(group)
+        for k in range(1, len(players) + 1)
+        for group in itertools.combinations(players, k)
+    ]
+
+
+@register.simple_tag
+def twin_data(match, state):
+    """The match as the phone's twin of the rules reads it (rules.js's `state`, `stakes`),
+    and every sentence the hand form or the outbox may show, as a data block
+    (`<script type="application/json">`, which the page's CSP allows)."""
+    players = list(state.players)
+    most = rules.TRICKS * len(players)
+    stakes = match.stakes()
+    data = {
+        "match": match.pk,
+        "state": {
+            "ruleset": state.ruleset.options(),
+            "players": players,
+            "scores": state.scores,
+            "dealer": state.dealer,
+            "hands": state.hands,
+            "sets": state.sets,
+            "winners": list(state.winners),
+            "won_by": state.won_by,
+        },
+        "stakes": {k: getattr(stakes, k) for k in rules.STAKE_NAMES},
+        "words": {
+            "must": _must_play_words(state),
+            "left": {n: words.tricks_given(n, rules.TRICKS, True) for n in range(-most, 6)},
+            "given": words.tricks_given(0, rules.TRICKS, False),
+            "maker": "Who made trump? Tap their name, or All pass.",
+            "bid": {p: f"How many tricks did {p} bid?" for p in players},
+            "blank": {
+                "|".join(g): f"Tap how many tricks {rules.join_names(g)} took."
+                for g in _groups(players)
+            },
+            "over": {
+                n: f"That is {n} tricks already; a hand has {rules.TRICKS}."
+                for n in range(rules.TRICKS + 1, most + 1)
+            },
+            "total": {
+                n: f"The tricks add up to {n}; a hand always has {rules.TRICKS}."
+                for n in range(most + 1)
+            },
+            "notes": {"dropped": "out", "set": "set", "no trick": "no trick"},
+            "symbols": SUIT_SYMBOLS,
+            "winners": {"|".join(g): words.winners(g) for g in _groups(players)},
+            "outbox": words.OUTBOX_WORDS,
+        },
+    }
+    return json_script(data, "twin-data")
 
 
 WINNER = ' class="winner"'

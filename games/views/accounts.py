@@ -11,7 +11,7 @@ from django.contrib import messages
 from django.contrib.auth import get_user_model, login, logout
 from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_required
-from django.db import transaction
+from django.core.exceptions import ValidationError
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.template.loader import render_to_string
@@ -19,11 +19,12 @@ from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.cache import cache_control
 from django.views.decorators.http import require_http_methods
 
-from games import throttles
+from games import access, throttles
 from games.access import SignedInRequest
 from games.checks import password_reset_on, reset_domain
 from games.forms import EmailForm, SignupForm
-from games.models import Group, Match, Player
+from games.models import Group, Match, Player, delete_account
+from games.views.groups import join_from_link
 from games.views.refusals import (
     TOO_MANY_RESETS,
     TOO_MANY_SIGNUPS,
@@ -42,9 +43,10 @@ def signup(request: HttpRequest) -> HttpResponse:
             context = {"form": form, "next": _next(request)}
             return refuse(request, 429, TOO_MANY_SIGNUPS, "registration/signup.html", **context)
         user = form.save()
-        Group.home(user)
+        Group.home(user, form.cleaned_data["table"])
         login(request, user, backend="django.contrib.auth.backends.ModelBackend")
-        return redirect(_next(request) or "games:home")
+        joined = join_from_link(request, _next(request))
+        return joined or redirect(_next(request) or "games:home")
     return render(request, "registration/signup.html", {"form": form, "next": _next(request)})
 
 
@@ -108,29 +110,40 @@ def account(request: SignedInRequest) -> HttpResponse:
 @require_http_methods(["GET", "POST"])
 def account_delete(request: SignedInRequest) -> HttpResponse:
     user = request.user
+    refused = None
+    if request.method == "POST":
+        # The groups the page said go with the account (its hidden `alone`); none sent, from
+        # no page: whatever goes now.
+        shown = None
+        if "alone" in request.POST:
+            ids = (access.group_id(pk) for pk in request.POST["alone"].split(","))
+            shown = {pk for pk in ids if pk is not None}
+        try:
+            # Every group of the account takes its turn, so the last-owner rule holds however
+            # the other owners leave or delete their accounts meanwhile.
+            delete_account(user, shown)
+        except ValidationError as e:
+            refused = e.message
+        else:
+            axes_reset(username=user.get_username())
+            logout(request)
+            messages.info(request, "Your account and all its matches were deleted.")
+            return redirect("login")
     alone = Group.objects.of(user).exclude(memberships__user__in=_others(user))
     held = Group.objects.last_owned_by(user).filter(memberships__user__in=_others(user))
-    held = list(held.distinct())
-    if request.method == "POST" and not held:
-        with transaction.atomic():
-            for group in alone:
-                group.delete()  # its matches, hands and players go with it
-            user.delete()
-            axes_reset(username=user.get_username())
-        logout(request)
-        messages.info(request, "Your account and all its matches were deleted.")
-        return redirect("login")
     context = {
         "matches": Match.objects.filter(group__in=alone).count(),
         "players": Player.objects.filter(group__in=alone).count(),
-        "held": held,
+        "held": list(held.distinct()),
+        "alone": list(alone.order_by("pk").values_list("pk", flat=True)),
         "shared": Group.objects.of(user).exclude(pk__in=alone).exists(),
+        "refused": refused,
     }
     return render(
         request,
         "registration/account_delete.html",
         context,
-        status=409 if held and request.method == "POST" else 200,
+        status=409 if refused else 200,
     )
 
 

@@ -31,7 +31,7 @@ from django_htmx.http import (
 from games import access, regions, rules, words
 from games.access import HtmxRequest, SignedInRequest
 from games.forms import HandForm, WriteForm, read_key
-from games.models import MAX_HANDS, Change, Earlier, Match, Role, Stale
+from games.models import MATCH_GONE, MAX_HANDS, Change, Earlier, Group, Match, Removal, Role, Stale
 from games.views.common import (
     clock,
     partial,
@@ -39,6 +39,7 @@ from games.views.common import (
 )
 from games.views.refusals import (
     CANT_SAVE,
+    refuse,
 )
 
 
@@ -104,7 +105,7 @@ def _summary(match: Match, replayed=None, all_hands: bool = False, me=None) -> d
         "if_ended": words.if_ended(rules.payout_if_ended(state, stakes), stakes.currency),
         "preset": rules.PRESETS[match.preset],
         "house_rules": words.house_rules_words(match.preset, state.ruleset),
-        "rules_words": words.rules_in_words(state.ruleset, stakes),
+        "rules_words": words.rules_in_words(state.ruleset, stakes, match.preset),
         # How often a board left open asks whether its match changed: less often once it is
         # won (an Undo can reopen it).
         "poll_every": f"{settings.POLL_SECONDS_WON if state.finished else settings.POLL_SECONDS}s",
@@ -382,9 +383,30 @@ def _conflict(
 @require_http_methods(["GET"])
 @vary_on_headers("HX-Request")
 def match_detail(request: SignedInRequest, pk: int) -> HttpResponse:
-    if _unchanged(request, Match.objects.filter(pk=pk, group__memberships__user=request.user)):
-        return HttpResponse(status=204)
-    return _board(request, access.get_match(request, pk))
+    try:
+        if _unchanged(request, Match.objects.filter(pk=pk, group__memberships__user=request.user)):
+            return HttpResponse(status=204)
+        return _board(request, access.get_match(request, pk))
+    except Http404:
+        removed = _removed_from(request, pk)
+        if removed is None:
+            raise
+    context = {"group": removed}
+    if not request.htmx:
+        return render(request, "games/removed.html", context, status=404)
+    # A board left open: the page's main takes the words, with no form left on it, and the
+    # board stops asking (htmx stops polling on 286).
+    response = render(request, "games/removed.html#removed", context, status=286)
+    return reswap(retarget(response, "#main"), "innerHTML show:window:top")  # type: ignore[arg-type]
+
+
+def _removed_from(request: SignedInRequest, pk: int) -> Group | None:
+    """The group of this match, where an owner took the user out of it (`Removal`); None
+    for anyone else, who finds nothing here (404)."""
+    group = Group.objects.filter(matches=pk).first()
+    if group is None or access.role(request, group.pk) is not None:
+        return None
+    return group if Removal.objects.filter(group=group, user=request.user).exists() else None
 
 
 @require_http_methods(["GET"])
@@ -450,6 +472,8 @@ def hand_create(request: SignedInRequest, pk: int) -> HttpResponse:
         except Stale as e:
             mine = (state, form.hand) if number <= e.hands else None
             return _stale_board(request, pk, number - 1, request.POST, mine=mine)
+        except Match.DoesNotExist:  # deleted on another phone, alone or with its group
+            return refuse(request, 404, MATCH_GONE)
         except rules.RuleError as e:
             form.add_error(None, e.message)
         except OperationalError:  # locked past the time-out, or a full disk: rolled back
@@ -598,6 +622,8 @@ def hand_edit(request: SignedInRequest, pk: int, number: int) -> HttpResponse:
             match.change_hand(number, form.hand, version, by=request.user)
         except Stale:
             return _stale_edit(request, pk, number)
+        except Match.DoesNotExist:  # deleted on another phone, alone or with its group
+            return refuse(request, 404, MATCH_GONE)
         except rules.RuleError as e:
             form.add_error(
                 None, f"That would break hand {e.hand}: {e.message} Undo later hands first."
@@ -623,6 +649,8 @@ def hand_undo(request: SignedInRequest, pk: int) -> HttpResponse:
         undone = number is not None and match.undo_hand(number, version, by=request.user)
     except Stale:
         return _stale_board(request, pk, number, tail=" Nothing was undone.")
+    except Match.DoesNotExist:  # deleted on another phone, alone or with its group
+        return refuse(request, 404, MATCH_GONE)
     if undone and not request.htmx:  # with htmx the board itself shows it, and at once
         messages.info(request, f"Hand {number} undone.")
     if request.htmx:
@@ -635,7 +663,10 @@ def hand_undo(request: SignedInRequest, pk: int) -> HttpResponse:
 def match_delete(request: SignedInRequest, pk: int) -> HttpResponse:
     match = access.get_match(request, pk, Role.OWNER)
     if request.method == "POST":
-        match.remove()
+        try:
+            match.remove()
+        except Match.DoesNotExist:  # a double tap, or its group deleted meanwhile
+            return refuse(request, 404, MATCH_GONE)
         messages.info(request, "The match was deleted.")
         return redirect("games:home")
     return render(request, "games/match_delete.html", _summary(match))

@@ -71,7 +71,7 @@ def cards_of(ids: list[int]) -> list[dict]:
                 "pk": m.pk,
                 "url": board(m.pk),
                 "export_url": export(m.pk),
-                "title": f"{Match.label_of(m.preset)} · {when}",
+                "title": f"{m.label} · {when}",
                 "when": when,
                 "scores": [(name, score, won) for _, name, score, won in m.results],
                 "meta": meta,

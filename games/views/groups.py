@@ -8,10 +8,11 @@ from django.contrib import messages
 from django.contrib.auth import get_user_model
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
+from django.db import transaction
 from django.db.models import Count, F
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
-from django.urls import reverse
+from django.urls import Resolver404, resolve, reverse
 from django.utils import timezone
 from django.views.decorators.http import require_http_methods, require_POST
 
@@ -26,6 +27,7 @@ from games.models import (
     Match,
     Membership,
     Role,
+    groups_turn,
 )
 from games.views.common import (
     clock,
@@ -33,6 +35,7 @@ from games.views.common import (
     group_switch,
     qr,
 )
+from games.views.refusals import GROUP_GONE, refuse
 from games.words import SUIT_SYMBOLS
 
 REMOVE = "remove"
@@ -122,8 +125,9 @@ def group_list(request: SignedInRequest) -> HttpResponse:
 def group_create(request: SignedInRequest) -> HttpResponse:
     form = GroupForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
-        group = Group.objects.create(name=form.cleaned_data["name"])
-        group.join(request.user, Role.OWNER)
+        with transaction.atomic():  # never a group without its owner, even for a moment
+            group = Group.objects.create(name=form.cleaned_data["name"])
+            group.join(request.user, Role.OWNER)
         request.session[access.SESSION_KEY] = group.pk
         messages.success(request, f"{group} is yours. Invite the others from here.")
         return redirect(group)
@@ -157,7 +161,10 @@ def group_delete(request: SignedInRequest, pk: int) -> HttpResponse:
     group = access.get(request, Group, Role.OWNER, pk=pk)
     if request.method == "POST":
         name = str(group)
-        group.delete()  # its players, matches and nights go with it
+        try:
+            group.delete_whole()  # its players, matches and nights go with it
+        except Group.DoesNotExist:  # a double tap, or another owner's
+            return refuse(request, 404, GROUP_GONE)
         messages.info(request, f"{name} and all its matches were deleted.")
         return redirect("games:group_list")
     context = {"group": group, "matches": group.matches.count()}
@@ -171,7 +178,14 @@ def invite_create(request: SignedInRequest, pk: int) -> HttpResponse:
     form = InviteForm(request.POST)
     if not form.is_valid():
         return _detail(request, group, invite_form=form)
-    Invite.objects.create(group=group, role=form.cleaned_data["role"], created_by=request.user)
+    try:
+        with transaction.atomic():
+            groups_turn(group.pk)
+            Invite.objects.create(
+                group=group, role=form.cleaned_data["role"], created_by=request.user
+            )
+    except Group.DoesNotExist:
+        return refuse(request, 404, GROUP_GONE)
     messages.success(
         request, f"A new invitation link, good for {INVITE_DAYS} days: send it or show its code."
     )
@@ -212,6 +226,27 @@ def join(request: HttpRequest, token: str) -> HttpResponse:
     return render(request, "games/join.html", {"invite": invite, "role": role})
 
 
+def join_from_link(request: HttpRequest, to: str) -> HttpResponse | None:
+    """Signed up from an invitation (`to` is its page): in the group at once, with no second
+    tap on "Join". None where `to` is no invitation that still works."""
+    try:
+        found = resolve(to)
+    except Resolver404:
+        return None
+    if found.func is not join:
+        return None
+    invite = Invite.objects.open().select_related("group").filter(**found.kwargs).first()
+    if invite is None:
+        return None
+    try:
+        invite.group.join(request.user, invite.role, invite.created)
+    except ValidationError:
+        return None  # the invitation's page says why
+    request.session[access.SESSION_KEY] = invite.group_id
+    messages.success(request, f"Welcome to {invite.group}.")
+    return redirect(invite.group)
+
+
 @login_required
 @require_POST
 def group_members(request: SignedInRequest, pk: int) -> HttpResponse:
@@ -224,15 +259,29 @@ def group_members(request: SignedInRequest, pk: int) -> HttpResponse:
     user = get_user_model().objects.filter(username=username, memberships__group=group).first()
     if user is None:
         return _detail(request, group, member_error=f"{username} is not in {group}.")
+    # On by default (a form without the box too): "keep" alone is the box left unticked.
+    renew = role == REMOVE and request.POST.getlist("links") != ["keep"]
     try:
-        if role == REMOVE:
-            group.remove(user)
-        else:
-            group.set_role(user, role)
+        with transaction.atomic():
+            if role == REMOVE:
+                group.remove(user)
+            else:
+                group.set_role(user, role)
+            renewed = (
+                Match.objects.filter(group=group).in_progress().new_share_links() if renew else 0
+            )
     except ValidationError as e:
         return _detail(request, group, member_error=e.message)
+    except Group.DoesNotExist:
+        return refuse(request, 404, GROUP_GONE)
     if role == REMOVE:
-        messages.info(request, f"{username} is no longer in {group}.")
+        links = (
+            f" The board links of its {renewed} unfinished match{'es' if renewed != 1 else ''}"
+            " are new: the old ones no longer work."
+            if renewed
+            else ""
+        )
+        messages.info(request, f"{username} is no longer in {group}.{links}")
     else:
         messages.success(
             request, f"{username} is {'an' if role == Role.OWNER else 'a'} {role} now."
@@ -254,6 +303,8 @@ def group_leave(request: SignedInRequest, pk: int) -> HttpResponse:
         group.set_role(request.user, None)
     except ValidationError as e:
         return _detail(request, group, member_error=e.message)
+    except Group.DoesNotExist:
+        return refuse(request, 404, GROUP_GONE)
     if request.session.get(access.SESSION_KEY) == group.pk:
         del request.session[access.SESSION_KEY]
     messages.info(request, f"You left {group}.")
@@ -270,11 +321,12 @@ def group_me(request: SignedInRequest, pk: int) -> HttpResponse:
         player = field.clean(request.POST.get("player"))
     except forms.ValidationError:
         return _detail(request, group, me_error="Choose one of the group's players.")
-    taken = Membership.objects.filter(group=group, player=player).exclude(user=request.user)
-    if player is not None and taken.exists():
-        who = taken.values_list("user__username", flat=True).first()
-        return _detail(request, group, me_error=f"{who} has said they are {player.name}.")
-    Membership.objects.filter(group=group, user=request.user).update(player=player)
+    try:
+        group.claim(request.user, player)
+    except ValidationError as e:  # taken, or merged away, meanwhile
+        return _detail(request, group, status=409, me_error=e.message)
+    except Group.DoesNotExist:
+        return refuse(request, 404, GROUP_GONE)
     if player is None:
         messages.info(request, "You are none of the players now.")
         return redirect(group)

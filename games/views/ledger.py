@@ -12,16 +12,18 @@ from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
 from django.core.paginator import Paginator
 from django.db.models import Count, Sum
-from django.http import HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils import timezone
+from django.utils.crypto import salted_hmac
 from django.views.decorators.http import require_http_methods, require_POST
 
 from games import access, rules
 from games.access import SignedInRequest
 from games.forms import choice_field
 from games.models import (
+    FormUsed,
     Group,
     Match,
     Membership,
@@ -40,6 +42,7 @@ from games.views.common import (
     spreadsheet_amount,
     stats_context,
 )
+from games.views.refusals import GROUP_GONE, refuse
 from games.words import NOT_FEWEST, money
 
 # How many nights and payments a balance's workings list before summing up the earlier ones.
@@ -47,6 +50,11 @@ WORKINGS_SHOWN = 12
 # The points of a chart of /me/: one a match up to this, then the total every so many matches.
 
 AMOUNT_WORDS = "Enter an amount such as 4.50: no sign, at most two decimal places."
+# A player the page listed, merged into another (or gone) before the payment came.
+PLAYER_GONE = (
+    "That player is no longer a player of this group (merged into another on another phone?), "
+    "so nothing was recorded. Choose one of the group's players."
+)
 CHANGED = (
     "Another payment was recorded or removed since this page was drawn: here are the "
     "balances as they are now."
@@ -55,6 +63,18 @@ CHANGED = (
 
 def _token() -> str:
     return secrets.token_urlsafe(12)
+
+
+def _paid_words(payment: Payment) -> str:
+    """ "Ann paid Bob $1.11"."""
+    amount = money(payment.amount_cents, payment.currency)
+    return f"{payment.payer.name} paid {payment.payee.name} {amount}"
+
+
+def _shown(group_id: int, payment: int) -> str:
+    """What a remove form of the group's page carries of its payment: that a page of this
+    group showed it, so that once removed it is "removed already", not another group's."""
+    return salted_hmac("payment-shown", f"{group_id}:{payment}").hexdigest()[:20]
 
 
 def _version(request: HttpRequest) -> str | None:
@@ -104,6 +124,8 @@ class PaymentForm(forms.Form):
         found = next((p for p in self.players if str(p.pk) == text), None)
         key = rules.name_key(text)
         found = found or next((p for p in self.players if rules.name_key(p.name) == key), None)
+        if found is None and text.isascii() and text.isdecimal():  # an id the page listed
+            raise forms.ValidationError(PLAYER_GONE, code="gone")
         if found is None:
             raise forms.ValidationError("Choose one of the group's players.")
         return found
@@ -235,6 +257,10 @@ def _balances_page(
     if form is None:
         form = PaymentForm(players, currencies, initial={"currency": (currencies or [""])[0]})
     payments = group.payments.select_related("payer", "payee", "night").order_by("-paid_at", "-pk")
+    page = Paginator(payments, 20).get_page(request.GET.get("page"))
+    page.object_list = list(page.object_list)
+    for p in page.object_list:
+        p.shown = _shown(group.pk, p.pk)  # type: ignore[attr-defined]  # for its remove form
     context = {
         "group": group,
         "can_score": can_score,
@@ -244,7 +270,7 @@ def _balances_page(
         "currencies": currencies,
         "version": version,
         "token": _token(),
-        "payments": Paginator(payments, 20).get_page(request.GET.get("page")),
+        "payments": page,
         "notice": notice,
     }
     return render(request, "games/balances.html", context, status=status)
@@ -262,7 +288,8 @@ def balances(request: SignedInRequest, pk: int) -> HttpResponse:
     players = list(group.players.order_by("name"))
     form = PaymentForm(players, group.currencies(), request.POST)
     if not form.is_valid():
-        return _balances_page(request, group, form)
+        gone = form.has_error("payer", "gone") or form.has_error("payee", "gone")
+        return _balances_page(request, group, form, status=409 if gone else 200)
     data = form.cleaned_data
     payer, payee, cents, currency = data["payer"], data["payee"], data["amount"], data["currency"]
     version = _version(request)
@@ -270,16 +297,23 @@ def balances(request: SignedInRequest, pk: int) -> HttpResponse:
         payment, _ = Payment.record(
             group, payer, payee, cents, currency, version, data["token"], request.user
         )
+    except FormUsed as used:  # sent again with other content: say what it did record
+        notice = (
+            f"That form was already used to record {_paid_words(used.payment)}. Nothing else "
+            "was recorded: enter the other payment again here if it was made."
+        )
+        return _balances_page(request, group, notice=notice, status=409)
     except ValidationError as e:
         form.add_error(None, e)
-        return _balances_page(request, group, form)
-    said = f"Recorded: {payer.name} paid {payee.name} {money(cents, currency)}."
+        return _balances_page(
+            request, group, form, status=409 if getattr(e, "code", None) == "gone" else 200
+        )
+    except Group.DoesNotExist:
+        return refuse(request, 404, GROUP_GONE)
+    said = f"Recorded: {_paid_words(payment)}."
     since = group.payments.since(version).exclude(pk=payment.pk).order_by("paid_at", "pk")
     if others := list(since.select_related("payer", "payee")):
-        also = "; ".join(
-            f"{p.payer.name} paid {p.payee.name} {money(p.amount_cents, p.currency)}"
-            for p in others
-        )
+        also = "; ".join(_paid_words(p) for p in others)
         said += f" Also recorded since this page was drawn: {also}."
     messages.success(request, said)
     return redirect(reverse("games:balances", args=[group.pk]))
@@ -292,16 +326,22 @@ def payment_remove(request: SignedInRequest, pk: int, payment: int) -> HttpRespo
     group = access.get(request, Group, Role.SCORER, pk=pk)
     payments = Payment.objects.filter(pk=payment, group=group).select_related("payer", "payee")
     found = payments.first()
+    # Gone from the group: removed already, if a page of the group showed it (its form's
+    # `shown`); else, as any other group's object, nothing here (404), whether or not it is
+    # another group's.
+    if found is None and request.POST.get("shown") != _shown(group.pk, payment):
+        raise Http404("No such payment.")
     try:
         removed = found is not None and found.remove(_version(request))
     except PaymentsChanged:
         notice = f"{CHANGED} Nothing was removed: remove it again if you still mean to."
         return _balances_page(request, group, notice=notice, status=409)
+    except Group.DoesNotExist:
+        return refuse(request, 404, GROUP_GONE)
     if found is None or not removed:
         notice = "That payment was removed already: nothing changed."
         return _balances_page(request, group, notice=notice, status=409)
-    what = f"{found.payer.name} paid {found.payee.name} {money(found.amount_cents, found.currency)}"
-    messages.info(request, f"Removed: {what}.")
+    messages.info(request, f"Removed: {_paid_words(found)}.")
     return redirect(reverse("games:balances", args=[group.pk]))
 
 

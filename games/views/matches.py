@@ -125,11 +125,12 @@ def match_create(request: SignedInRequest) -> HttpResponse:
     group = _group_to_write(request)
     saved = list(Player.objects.filter(group=group).values_list("name", flat=True))
     form = MatchForm(request.POST or None)
-    deal = None
+    deal, how, first = None, "", ""
     if request.method == "POST":
         names = form.names()
-        if "jack" in request.POST and names:
-            deal, first = rules.deal_for_jack(names)
+        if ("jack" in request.POST or "cut" in request.POST) and names:
+            how = "jack" if "jack" in request.POST else "cut"
+            deal, first = (rules.deal_for_jack if how == "jack" else rules.cut_for_deal)(names)
             form.data = request.POST.copy()
             form.data["dealer"] = str(form.seat_names().index(first))
         elif "add" in request.POST:
@@ -154,14 +155,27 @@ def match_create(request: SignedInRequest) -> HttpResponse:
         template,
         {
             "form": form,
-            "deal": deal,
+            "deal": _cards_shown(deal, first) if deal else None,
+            "dealer_found": first if deal else "",
+            "dealt_by": how,
+            "starting": "create" in request.POST,
             "saved": [n for n in saved if rules.name_key(n) not in seated],
             "presets": rules.PRESETS.values(),
             "group": group,
             "groups": list(_scoring_groups(request)),
-            "rules_words": words.rules_in_words(*_chosen_rules(form)),
+            "rules_words": words.rules_in_words(*_chosen_rules(form), form.chosen_preset.name),
         },
     )
+
+
+def _cards_shown(deal, first: str) -> list[dict]:
+    """The cards of a cut or a deal for the first Jack, the one that chose the dealer marked
+    (a cut's last card is not always the low one)."""
+    chosen = max(i for i, (_, name, _, _) in enumerate(deal) if name == first)
+    return [
+        {"name": name, "rank": rank, "suit": suit, "chosen": i == chosen}
+        for i, (_, name, rank, suit) in enumerate(deal)
+    ]
 
 
 def _new_match_region(request: HtmxRequest) -> str:

@@ -21,7 +21,7 @@ from django.views.decorators.vary import vary_on_headers
 from games import access, regions, rules, words
 from games.access import SignedInRequest
 from games.charts import line_chart
-from games.models import Match, Night, Player, Role, SettleUp, payment_key
+from games.models import Group, Match, Night, Player, Role, SettleUp, payment_key
 from games.views.common import (
     addresses,
     csv_download,
@@ -31,6 +31,7 @@ from games.views.common import (
     spreadsheet_amount,
     stats_context,
 )
+from games.views.refusals import GROUP_GONE, refuse
 
 # --- Nights ---------------------------------------------------------------------------------
 
@@ -170,6 +171,8 @@ def night_paid(request: SignedInRequest, pk: int) -> HttpResponse:
         marked = night.mark(key, request.POST.get("paid") == "1", seen, by=request.user)
     except ValidationError as e:
         marked, notice = True, " ".join(e.messages)
+    except Group.DoesNotExist:
+        return refuse(request, 404, GROUP_GONE)
     if not marked:
         notice = "The payments changed since that page was drawn. Here they are as they are now."
     if not request.htmx:
@@ -197,7 +200,10 @@ def match_move(request: SignedInRequest, pk: int) -> HttpResponse:
         target = get_object_or_404(Night, pk=night_pk, group=match.group_id)
     if target is not None and target.pk == match.night_id:
         return redirect(target)
-    night = match.move_to(target)
+    try:
+        night = match.move_to(target)
+    except Group.DoesNotExist:
+        return refuse(request, 404, GROUP_GONE)
     when = words.clock(timezone.localtime(match.played_at))
     messages.success(request, f"The match of {when} is settled with this night now.")
     return redirect(night)
@@ -325,6 +331,8 @@ def player_rename(request: SignedInRequest, pk: int) -> HttpResponse:
         player.name = old
         context = _player_context(request, player, rename_error=e.message)
         return render(request, "games/player_detail.html", context, status=200)
+    except Group.DoesNotExist:
+        return refuse(request, 404, GROUP_GONE)
     if player.name != old:
         messages.success(request, f"{old} is called {player.name} now, in every match.")
     return redirect(player.get_absolute_url())
@@ -347,6 +355,8 @@ def player_merge(request: SignedInRequest, pk: int) -> HttpResponse:
         )
     try:
         moved = player.merge(other)
+    except Group.DoesNotExist:
+        return refuse(request, 404, GROUP_GONE)
     except rules.RuleError as e:
         return render(
             request,

@@ -39,6 +39,7 @@ TOO_MANY_RESETS = (
 REFUSED_TITLES = {
     400: "That couldn't be read",
     403: "Nothing was saved",
+    404: "Not here any more",
     405: "Not a page to open",
     413: "Too much at once",
     429: "Too many tries",
@@ -74,6 +75,9 @@ def bad_request(request: HttpRequest, exception=None) -> HttpResponse:
         words = "The score keeper couldn't read that request, so nothing was saved."
     return refuse(request, 400, words)
 
+
+# A write that meets a deletion on another phone (404, in words: `refuse`).
+GROUP_GONE = "This group was deleted on another phone."
 
 GONE = (
     "This match or page is no longer here for you: it was deleted, or you are no longer in "

@@ -138,7 +138,8 @@ document.addEventListener("htmx:beforeSwap", (event) => {
   show.type = "button";
   show.className = "link";
   show.textContent = "Show it";
-  show.addEventListener("click", () => htmx.trigger(form, "change"));
+  // The server's check, even where the phone answers taps itself: it brings the board.
+  show.addEventListener("click", () => htmx.trigger(form, "change", { board: true }));
   box.replaceChildren(`${event.detail.xhr.getResponseHeader("X-Board-Change")} `, show);
 });
 
@@ -162,6 +163,28 @@ document.addEventListener("htmx:afterSwap", () => {
     box.dispatchEvent(new Event("input", { bubbles: true })); // the dealers follow a name
   }
   typedMeanwhile = [];
+});
+
+// --- Sign-up: the table's name follows the username ("ann" → "Ann's table") until typed in.
+document.addEventListener("input", (event) => {
+  const table = document.querySelector(`[data-table-of="${event.target.id}"]`);
+  if (!table || (table.value && table.value !== table.dataset.filled)) return;
+  const name = event.target.value.trim();
+  table.value = table.dataset.filled = name ? `${name[0].toUpperCase()}${name.slice(1, 52)}'s table` : "";
+});
+
+// --- Open sections stay open -----------------------------------------------------------------
+// A section a player opened (the rules in full, the house rules) stays open when the part of
+// the page around it is drawn again (a preset tapped): the server can't know it was opened.
+let openBefore = [];
+document.addEventListener("htmx:beforeSwap", (event) => {
+  const target = event.detail.target;
+  openBefore = [...(target?.querySelectorAll?.("details[id][open]") ?? [])].map((d) => d.id);
+  if (target?.matches?.("details[id][open]")) openBefore.push(target.id);
+});
+document.addEventListener("htmx:afterSwap", () => {
+  for (const id of openBefore) document.getElementById(id)?.setAttribute("open", "");
+  openBefore = [];
 });
 
 // --- Failures ---------------------------------------------------------------------------------
@@ -237,34 +260,40 @@ document.addEventListener("visibilitychange", keepAwake);
 document.addEventListener("htmx:afterSettle", keepAwake);
 
 // --- Offline: the last board seen --------------------------------------------------------------
-// Each match page keeps a copy of its board as last seen, with nothing on it that could save
-// (no form, no htmx request, no CSRF token). The service worker (/sw.js) shows that copy when
-// the network is gone. Browsers allow both only on HTTPS and localhost; on a plain http LAN
-// address this stays off.
-const BOARDS = "boards-v1"; // the same name as in the service worker
+// Each match page keeps a copy of its board as last seen, its hand form included, so that the
+// board opens without a network and hands can still be entered there (static/js/offline.js
+// keeps them on the phone until they can be sent). Messages and notices belong to the moment
+// and are left out; so is a board showing hands not yet saved (the copy is the server's board).
+// The service worker (/sw.js) shows that copy when the network is gone. Browsers allow both
+// only on HTTPS and localhost; on a plain http LAN address this stays off.
+const BOARDS = "boards-v1"; // the same names as in the service worker
+const FILES = "files-v1";
 
 function keepBoardCopy() {
   if (!window.isSecureContext || !("caches" in window) || document.documentElement.dataset.offline) return;
-  if (!document.getElementById("board")) return;
+  if (!document.getElementById("board") || document.documentElement.hasAttribute("data-provisional")) return;
   const copy = document.documentElement.cloneNode(true);
-  copy.querySelectorAll("form, #connection-problem, .messages, .notice").forEach((el) => el.remove());
-  copy.querySelectorAll("*").forEach((el) => {
-    for (const attribute of [...el.attributes]) {
-      if (attribute.name.startsWith("hx-") || attribute.name.startsWith("data-hx-")) el.removeAttribute(attribute.name);
-    }
-  });
+  copy.querySelectorAll("#connection-problem, .messages, .notice, .saved-elsewhere").forEach((el) => el.remove());
+  copy.querySelectorAll("#hand-form input:checked").forEach((input) => input.removeAttribute("checked"));
   // When it was seen, put in words only if it is ever shown: a phone's first clock time in
   // words loads its locale's data, a long pause on a slow phone at every board's first load.
   copy.dataset.offline = String(Date.now());
   const html = `<!doctype html>\n${copy.outerHTML}`;
   const headers = { "Content-Type": "text/html; charset=utf-8" };
   caches.open(BOARDS).then((cache) => cache.put(location.pathname, new Response(html, { headers })));
+  // And what the board needs to work offline: its scripts (the rules' twin among them) and
+  // styles, fetched before the service worker looked after this page.
+  const files = [...document.querySelectorAll("script[src], link[rel=stylesheet], link[rel=icon]")].map((el) => el.src || el.href);
+  caches.open(FILES).then((cache) => cache.addAll(files)).catch(() => {});
 }
 document.addEventListener("htmx:afterSettle", (event) => {
   if (!event.target.closest?.("#hand-form")) keepBoardCopy(); // the board changed, not the entry
 });
 
 function showOfflineCopy() {
+  // A board with its hand form goes on as it is: hands entered are kept on the phone, and the
+  // line above the form says so (static/js/offline.js).
+  if (document.getElementById("hand-form")) return;
   const stamp = document.documentElement.dataset.offline;
   // (A copy kept before it held the time itself.)
   const seen = Number.isNaN(Number(stamp)) ? stamp : new Date(Number(stamp)).toLocaleTimeString([], { hour: "numeric", minute: "2-digit" });

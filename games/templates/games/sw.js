@@ -1,6 +1,7 @@
-{% load static %}// The score keeper's service worker. It keeps nothing a player could save from: when the
-// network is gone it shows the board as last seen (the copy that static/js/app.js keeps of
-// each match page, with every form taken out) and the styles and scripts last fetched.
+{% load static %}// The score keeper's service worker. When the network is gone it shows the board as last seen
+// (the copy that static/js/app.js keeps of each match page, its hand form included) and the
+// styles and scripts last fetched (the rules' twin among them), so that a table goes on
+// entering hands: static/js/offline.js keeps them on the phone until they can be sent.
 // Writes (POST) always go to the network, and fail there when it is gone.
 const BOARDS = "boards-v1"; // written by static/js/app.js
 const FILES = "files-v1";
@@ -27,7 +28,14 @@ self.addEventListener("activate", (event) => {
 self.addEventListener("fetch", (event) => {
   const request = event.request;
   const url = new URL(request.url);
-  if (request.method !== "GET" || url.origin !== self.location.origin) return;
+  if (url.origin !== self.location.origin) return;
+  if (request.method !== "GET") {
+    // A write goes to the network by the worker's own fetch, so that it meets the same network
+    // as every other request of the page (left to the browser, a write from a page under a
+    // worker was seen to reach the server from a Chromium told it was offline).
+    event.respondWith(fetch(request));
+    return;
+  }
   if (request.mode === "navigate") {
     event.respondWith(fetch(request).catch(() => lastSeen(url)));
   } else if (url.pathname.startsWith(STATIC_URL)) {

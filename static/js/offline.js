@@ -1,0 +1,689 @@
+// The board keeps going without a connection (issue 35). Two parts:
+//
+// 1. A tap in the hand form is answered here, from the rules' twin (static/js/rules.js,
+//    globalThis.BuckRules) and the match's state the page carries (#twin-data, drawn by the
+//    twin_data template tag with every sentence the form may show): no round trip. The form
+//    already holds every question a hand could ask; this shows, hides and greys them, fills in
+//    the rows the others fix (HandShape.fill_in) and the preview's numbers. Save still goes to
+//    the server, which judges the hand and answers as it always has (200 / 409 / words).
+// 2. A Save that can't reach the server goes into an outbox on the phone (IndexedDB) and the
+//    board moves on with provisional scores; the outbox is sent, in order, once it can be.
+//
+// Without this file (or without BuckRules) the form asks the server after each tap, as before.
+"use strict";
+
+(function () {
+  const R = globalThis.BuckRules;
+  if (!R) return;
+
+  // --- The page's data ---------------------------------------------------------------------
+  let dataCache = { element: null, value: null };
+  function pageData(form) {
+    const element = form?.querySelector("#twin-data");
+    if (!element) return null;
+    if (dataCache.element !== element) dataCache = { element, value: JSON.parse(element.textContent) };
+    return dataCache.value;
+  }
+  // The page's data, with the match as it stands after the hands kept on the phone.
+  function twinData(form) {
+    const data = pageData(form);
+    if (!data) return null;
+    const record = outbox.get(data.match);
+    if (!record?.hands.length) return data;
+    return { ...data, state: formState(record) };
+  }
+
+  function handForm() {
+    return document.getElementById("hand-form");
+  }
+
+  function number(n) {
+    return n < 0 ? `−${-n}` : String(n); // words.number, a real minus sign
+  }
+
+  function signed(n) {
+    return n > 0 ? `+${n}` : n < 0 ? `−${-n}` : "0"; // words.signed, a real minus sign
+  }
+
+  function format(text, values) {
+    return text.replace(/\{(\w+)\}/g, (_, key) => String(values[key]));
+  }
+
+  // --- 1. A tap answered on the phone ----------------------------------------------------------
+  // The rows of tricks filled in here (seat -> count): they follow the others until tapped.
+  let filled = new Map();
+  let filledForm = null;
+
+  function checkedValue(form, name) {
+    return form.querySelector(`input[name="${name}"]:checked:not(:disabled)`)?.value ?? null;
+  }
+
+  function setChecked(form, name, value) {
+    for (const input of form.querySelectorAll(`input[name="${name}"]`)) input.checked = value !== null && input.value === String(value);
+  }
+
+  function show(element, shown) {
+    if (!element) return;
+    element.hidden = !shown;
+    if (element instanceof HTMLFieldSetElement) element.disabled = !shown;
+  }
+
+  // What the form holds, as the server's HandForm reads it: the shape, the hand, and what is
+  // still to be told. Nothing is changed here.
+  function read(form, data) {
+    const state = data.state;
+    const upcard = checkedValue(form, "upcard");
+    if (!upcard) return { upcard: null };
+    const makerValue = checkedValue(form, "maker");
+    const maker = makerValue === null || makerValue === "pass" ? null : state.players[Number(makerValue)] ?? null;
+    const shape = R.shape(state, upcard, maker, makerValue === "pass");
+    return { upcard, makerValue, shape };
+  }
+
+  // Draw the form for the shape of what it holds (HandForm + the hand-form partial, on the
+  // phone). Returns the hand, or null while it is not yet complete.
+  function answer(form) {
+    const data = twinData(form);
+    if (!data) return null;
+    if (filledForm !== form) {
+      // A form the server drew: the rows it filled in are the ones that follow the others.
+      filledForm = form;
+      filled = new Map();
+      for (const input of form.querySelectorAll("input[name$=_filled]")) {
+        filled.set(Number(input.name.slice(1, -"_filled".length)), Number(input.value));
+      }
+    }
+    form.querySelectorAll("input[name$=_filled]").forEach((input) => input.remove());
+    const state = data.state;
+    const words = data.words;
+    const { upcard, shape } = read(form, data);
+    const fieldset = (name) => form.querySelector(`fieldset.${name}`);
+    show(form.querySelector(".prompt"), !upcard);
+    show(form.querySelector(".save-bar"), Boolean(upcard));
+    form.querySelector("#refused")?.remove();
+    show(form.querySelector(".status"), true);
+    const asks = new Set(shape ? shape.asks : []);
+    // An answer to a question no longer asked is forgotten (HandForm._forget_unasked).
+    for (const [name, question] of [["makers", "maker"], ["trump", "trump"], ["bids", "bid"], ["drops", "dropped"]]) {
+      show(fieldset(name), asks.has(question));
+      if (!asks.has(question)) setChecked(form, question, null);
+    }
+    show(fieldset("tricks"), asks.has("tricks"));
+    show(form.querySelector(".note"), Boolean(shape?.automatic));
+    if (!shape) return null;
+
+    // Trump: the upcard's suit unless another is tapped.
+    if (asks.has("trump") && !checkedValue(form, "trump")) setChecked(form, "trump", shape.default_trump);
+    const defaultTrump = form.querySelector(".default-trump");
+    if (defaultTrump) {
+      defaultTrump.children[0].textContent = words.symbols[shape.default_trump] || "";
+      defaultTrump.children[1].textContent = shape.default_trump;
+    }
+    const bidMaker = form.querySelector(".bid-maker");
+    if (bidMaker) bidMaker.textContent = shape.maker || "";
+
+    // Who dropped out: a player who must play is greyed, with the reason in words.
+    const dropped = [];
+    state.players.forEach((player, seat) => {
+      const code = shape.must_play[player] || null;
+      const box = form.querySelector(`fieldset.drops input[name=dropped][value="${CSS.escape(player)}"]`);
+      const ticked = Boolean(box?.checked) && asks.has("dropped");
+      const locked = Boolean(code) && !ticked;
+      const details = form.querySelector(`fieldset.drops details[data-seat="${seat}"]`);
+      const label = form.querySelector(`fieldset.drops label[data-seat="${seat}"]`);
+      show(details, locked);
+      show(label, !locked);
+      if (box) box.disabled = locked;
+      if (locked) {
+        const values = R.whyMustPlay(state, shape, player);
+        values.score = number(values.score);
+        const [tag, why] = words.must[code];
+        details.querySelector(".tag").textContent = format(tag, values);
+        details.querySelector(".why").textContent = format(why, values);
+      }
+      if (ticked) dropped.push(player);
+    });
+
+    // Tricks: a row for each player who plays; the rows the others fix filled in.
+    const playing = asks.has("tricks") ? state.players.filter((p) => !dropped.includes(p)) : [];
+    const sent = Object.create(null);
+    state.players.forEach((player, seat) => {
+      const row = form.querySelector(`.trick-row[data-seat="${seat}"]`);
+      const plays = playing.includes(player);
+      show(row, plays);
+      row?.querySelectorAll("input").forEach((input) => (input.disabled = !plays));
+      if (!plays) {
+        setChecked(form, `t${seat}`, null);
+        filled.delete(seat);
+        return;
+      }
+      const value = checkedValue(form, `t${seat}`);
+      const count = value === null ? null : Number(value);
+      sent[player] = filled.has(seat) && filled.get(seat) === count ? null : count;
+    });
+    const told = Object.keys(sent).length ? R.fillIn(shape, sent) : Object.create(null);
+    state.players.forEach((player, seat) => {
+      if (!(player in sent)) return;
+      const count = told[player] ?? null;
+      if (count !== sent[player]) filled.set(seat, count);
+      else filled.delete(seat);
+      setChecked(form, `t${seat}`, count);
+    });
+    const tricks = Object.create(null);
+    let given = 0;
+    const blank = [];
+    for (const player of playing) {
+      if (told[player] === null || told[player] === undefined) blank.push(player);
+      else {
+        tricks[player] = told[player];
+        given += told[player];
+      }
+    }
+    const left = shape.tricks - given;
+    const leftLine = form.querySelector(".tricks .left");
+    if (leftLine) leftLine.textContent = asks.has("tricks") ? (left === 0 && !blank.length ? words.given : words.left[left]) : "";
+
+    // The next question not yet answered, in the order the engine asks them (HandForm.clean).
+    let hint = null;
+    const makerValue = checkedValue(form, "maker");
+    const bidValue = checkedValue(form, "bid");
+    if (!shape.redeal) {
+      if (asks.has("maker") && shape.maker === null && !shape.passed) hint = words.maker;
+      else if (asks.has("bid") && bidValue === null) hint = words.bid[shape.maker];
+      else if (blank.length) hint = left < 0 ? words.over[shape.tricks - left] : words.blank[blank.join("|")];
+      else if (asks.has("tricks") && left !== 0) hint = words.total[given];
+    }
+    const hintLine = form.querySelector(".status .hint");
+    if (hintLine) {
+      hintLine.textContent = hint || "";
+      hintLine.hidden = !hint;
+    }
+    let hand = null;
+    if (!hint) {
+      let trump = null;
+      if (shape.passed) trump = R.NO_TRUMP;
+      else if (asks.has("trump")) trump = checkedValue(form, "trump") || shape.default_trump;
+      hand = {
+        upcard,
+        trump: shape.redeal ? null : trump,
+        maker: makerValue === null || makerValue === "pass" ? null : state.players[Number(makerValue)],
+        bid: bidValue === null ? null : Number(bidValue),
+        dropped: shape.redeal ? [] : dropped,
+        tricks: shape.redeal ? {} : tricks,
+        passed: shape.passed,
+      };
+    }
+    drawPreview(form, data, hand);
+    return hand;
+  }
+
+  // The preview: one line a player, drawn by the server; the numbers and notes put in here.
+  function drawPreview(form, data, hand) {
+    const list = form.querySelector(".status .preview");
+    if (!list) return;
+    list.hidden = !hand;
+    if (!hand) return;
+    const { result } = R.play(data.state, hand);
+    const notes = data.words.notes;
+    data.state.players.forEach((player, seat) => {
+      const line = list.querySelector(`li[data-seat="${seat}"]`);
+      if (!line) return;
+      const [note, change] = line.querySelectorAll("span");
+      const out = hand.dropped.includes(player);
+      let noteText = "";
+      if (out) noteText = notes.dropped;
+      else if (!hand.passed && result.set.includes(player)) noteText = `${notes.set} `;
+      else if (!hand.passed && result.euchred.includes(player)) noteText = `${notes["no trick"]} `;
+      note.textContent = noteText;
+      const n = result.changes[player];
+      change.textContent = out ? "" : signed(n);
+      change.className = out || !n ? "" : n > 0 ? "up" : "down";
+    });
+  }
+
+  // The form answers by itself: the server is not asked after a tap.
+  document.addEventListener("htmx:beforeRequest", (event) => {
+    const elt = event.detail.elt;
+    const asked = event.detail.requestConfig?.triggeringEvent?.detail?.board; // "Show it"
+    if (elt.id === "hand-form" && twinData(elt) && !asked) event.preventDefault();
+  });
+  document.addEventListener("click", (event) => {
+    const chip = event.target.closest?.("#hand-form .trick-row");
+    if (chip && event.target.matches("input")) filled.delete(Number(chip.dataset.seat));
+  });
+  document.addEventListener("change", (event) => {
+    const form = event.target.closest?.("#hand-form");
+    if (form) answer(form);
+  });
+
+  // --- 2. The outbox ---------------------------------------------------------------------------
+  // One record a match in IndexedDB (localStorage where it fails), keyed by the match's id:
+  // {version, base: the match's state at that version, hands: [{key, fields, hand}]}, the hands
+  // in the order they were played. `outbox` holds the records as last read or written.
+  const outbox = new Map();
+  const TIMEOUT = 8000; // a Save or a send that has no answer by then is kept for later
+  const NO_PROXY = [502, 503, 504]; // a proxy's answer: the score keeper was not reached
+  let editing = null; // the index of the kept hand back in the form, or null
+  let sending = false;
+  let line = null; // the connection's line: "offline", "sending", "saved" or null
+  let pendingSave = null; // what the Save on its way holds, kept if it can't be delivered
+
+  let database = null;
+  function db() {
+    database ??= new Promise((resolve, reject) => {
+      const open = indexedDB.open("buck-euchre", 1);
+      open.onupgradeneeded = () => open.result.createObjectStore("outbox");
+      open.onsuccess = () => resolve(open.result);
+      open.onerror = () => reject(open.error);
+    });
+    return database;
+  }
+  async function idb(mode, run) {
+    const store = (await db()).transaction("outbox", mode).objectStore("outbox");
+    return new Promise((resolve, reject) => {
+      const request = run(store);
+      request.onsuccess = () => resolve(request.result);
+      request.onerror = () => reject(request.error);
+    });
+  }
+  async function load(match) {
+    let record = null;
+    try {
+      record = (await idb("readonly", (store) => store.get(String(match)))) || null;
+    } catch {
+      record = JSON.parse(localStorage.getItem(`outbox-${match}`) || "null");
+    }
+    outbox.set(match, record);
+    return record;
+  }
+  async function store(match, record) {
+    const empty = !record?.hands.length;
+    outbox.set(match, empty ? null : record);
+    try {
+      await idb("readwrite", (s) => (empty ? s.delete(String(match)) : s.put(record, String(match))));
+    } catch {
+      if (empty) localStorage.removeItem(`outbox-${match}`);
+      else localStorage.setItem(`outbox-${match}`, JSON.stringify(record));
+    }
+  }
+
+  function box() {
+    return document.querySelector("#board .offline");
+  }
+  function matchId() {
+    return Number(box()?.dataset.match) || null;
+  }
+  function newKey() {
+    if (globalThis.crypto?.randomUUID) return crypto.randomUUID();
+    const bytes = new Uint8Array(16);
+    (globalThis.crypto || window.msCrypto).getRandomValues(bytes);
+    return [...bytes].map((b) => b.toString(16).padStart(2, "0")).join("");
+  }
+
+  // The match as the form must see it: after every kept hand, or before the one back in it.
+  function formState(record) {
+    const hands = record.hands.slice(0, editing === null ? record.hands.length : editing);
+    return R.replay(record.base, hands.map((h) => h.hand)).state;
+  }
+
+  function clearForm(form) {
+    form.querySelectorAll("input[type=radio], input[type=checkbox]").forEach((input) => (input.checked = false));
+    filledForm = null;
+  }
+
+  // The hand in the form, to keep: what a Save sends, less what the server gives each page.
+  function entry(form) {
+    const hand = answer(form);
+    if (!hand) return null;
+    const fields = [...new FormData(form)].filter(([name]) => !["csrfmiddlewaretoken", "refresh", "number", "version"].includes(name));
+    return { key: newKey(), fields, hand };
+  }
+
+  async function keep(form, kept) {
+    const match = matchId();
+    let record = outbox.get(match);
+    if (record?.hands.length && editing !== null) {
+      record.hands[editing] = kept;
+      record.stopped = null;
+    } else {
+      if (!record?.hands.length) {
+        const data = pageData(form);
+        record = { version: Number(form.querySelector("[name=version]").value), base: data.state, hands: [] };
+      }
+      record.hands.push(kept);
+    }
+    editing = null;
+    await store(match, record);
+    navigator.storage?.persist?.().catch(() => {});
+    clearForm(form);
+    draw();
+    answer(form);
+    window.scrollTo(0, 0);
+    send();
+  }
+
+  // A Save: while hands wait, it waits behind them; otherwise it goes, and is kept if it can't.
+  window.addEventListener(
+    "htmx:beforeRequest",
+    (event) => {
+      const elt = event.detail.elt;
+      const match = matchId();
+      if (match && elt.matches?.("[data-poll]") && outbox.get(match)?.hands.length) {
+        event.preventDefault(); // the board shows the kept hands until they are sent
+        event.stopPropagation();
+        return;
+      }
+      if (!match || !elt.matches?.("#hand-form button.save")) return;
+      const kept = entry(elt.form);
+      if (!kept) return; // not yet a whole hand: the server says what is missing
+      if (outbox.get(match)?.hands.length || editing !== null) {
+        event.preventDefault();
+        event.stopPropagation();
+        keep(elt.form, kept);
+      } else {
+        pendingSave = { form: elt.form, kept, xhr: event.detail.xhr };
+      }
+    },
+    true,
+  );
+  function undelivered(event) {
+    const saved = pendingSave;
+    if (!saved || event.detail.xhr !== saved.xhr) return;
+    const status = event.detail.xhr.status;
+    if (event.type === "htmx:responseError" && !(NO_PROXY.includes(status) && !event.detail.xhr.getResponseHeader("X-Problem"))) return;
+    pendingSave = null;
+    line = "offline";
+    document.getElementById("connection-problem").hidden = true;
+    keep(saved.form, saved.kept);
+  }
+  for (const name of ["htmx:sendError", "htmx:timeout", "htmx:responseError"]) document.addEventListener(name, undelivered);
+  // A board's poll that finds no network is the quiet line, not an alert: nothing was tapped.
+  document.addEventListener("htmx:sendError", (event) => {
+    if (!matchId() || !event.detail.elt.matches?.("[data-poll]")) return;
+    document.getElementById("connection-problem").hidden = true;
+    line = "offline";
+    draw();
+  });
+  document.addEventListener("htmx:afterRequest", (event) => {
+    if (pendingSave && event.detail.xhr === pendingSave.xhr && event.detail.successful) pendingSave = null;
+  });
+  document.addEventListener("htmx:configRequest", (event) => {
+    if (event.detail.elt.matches?.("#hand-form button.save")) event.detail.timeout = TIMEOUT;
+  });
+
+  function csrf() {
+    try {
+      return JSON.parse(document.body.getAttribute("hx-headers") || "{}")["X-CSRFToken"] || "";
+    } catch {
+      return "";
+    }
+  }
+
+  async function post(url, body) {
+    const controller = new AbortController();
+    const timer = setTimeout(() => controller.abort(), TIMEOUT);
+    try {
+      return await fetch(url, {
+        method: "POST",
+        body,
+        credentials: "same-origin",
+        headers: { "HX-Request": "true", "HX-Current-URL": location.href, "X-CSRFToken": csrf() },
+        signal: controller.signal,
+      });
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  function swapBoard(html) {
+    htmx.swap("#board", html, { swapStyle: "outerHTML" });
+  }
+
+  // A send that found no network while the phone says it is online (the `online` event comes
+  // before the network answers, a proxy's 502) tries again, less and less often.
+  let pause = 1000;
+  let retrying = null;
+  function retry() {
+    if (retrying || !navigator.onLine) return;
+    retrying = setTimeout(() => {
+      retrying = null;
+      send();
+    }, pause);
+    pause = Math.min(pause * 2, 30000);
+  }
+
+  // Send the kept hands, in order, one at a time, each as the Save it was, with its key.
+  async function send() {
+    const match = matchId();
+    if (!match || sending) return;
+    const saveUrl = box().dataset.saveUrl;
+    const boardUrl = box().dataset.boardUrl;
+    let record = outbox.get(match);
+    if (!record?.hands.length || record.stopped || editing !== null) return;
+    sending = true;
+    line = "sending";
+    draw();
+    let sent = false;
+    try {
+      while (record.hands.length) {
+        const kept = record.hands[0];
+        const body = new FormData();
+        for (const [name, value] of kept.fields) body.append(name, value);
+        body.append("number", String(record.base.hands + 1));
+        body.append("version", String(record.version));
+        body.append("key", kept.key);
+        let response;
+        try {
+          response = await post(saveUrl, body);
+        } catch {
+          line = "offline";
+          retry();
+          break;
+        }
+        if (NO_PROXY.includes(response.status) && !response.headers.get("X-Problem")) {
+          line = "offline";
+          retry();
+          break;
+        }
+        pause = 1000;
+        const html = await response.text();
+        const page = new DOMParser().parseFromString(html, "text/html");
+        if (response.status === 409 || (response.ok && page.querySelector("#refused"))) {
+          // Another phone saved this hand's number meanwhile, or the server refuses it in
+          // words: its answer is shown, the hand back in the form, the later ones waiting.
+          record.stopped = response.status === 409 ? "conflict" : "refused";
+          editing = 0;
+          line = null;
+          swapBoard(html);
+          const data = pageData(handForm());
+          if (data) {
+            record.base = data.state;
+            record.version = Number(handForm().querySelector("[name=version]").value);
+          }
+          await store(match, record);
+          break;
+        }
+        if (!response.ok) {
+          line = null;
+          break;
+        }
+        const version = response.headers.get("X-Match-Version") ?? page.querySelector("[name=version]")?.value;
+        record = { ...record, version: Number(version), base: R.play(record.base, kept.hand).state, hands: record.hands.slice(1) };
+        await store(match, record);
+        sent = true;
+        draw();
+      }
+    } finally {
+      sending = false;
+    }
+    if (!record.hands.length) {
+      line = sent ? "saved" : null;
+      delete document.documentElement.dataset.offline; // the server's board again, to keep
+      htmx.ajax("GET", boardUrl, { target: "#board", swap: "outerHTML" });
+    } else {
+      draw();
+    }
+  }
+
+  // The board with the kept hands on it: the list, the scores, the next dealer, the end.
+  function draw() {
+    const offline = box();
+    const form = handForm();
+    if (!offline || !form) return;
+    const data = pageData(form);
+    const record = outbox.get(data.match);
+    const hands = record?.hands || [];
+    const words = data.words;
+    const waiting = Boolean(hands.length);
+    document.documentElement.toggleAttribute("data-provisional", waiting);
+    const played = waiting ? R.replay(record.base, hands.map((h) => h.hand)) : { state: data.state, results: [] };
+    const state = played.state;
+    const next = waiting ? formState(record) : data.state;
+
+    const stateLine = offline.querySelector(".connection-state");
+    const n = hands.length;
+    let text = "";
+    if (line === "sending" && n) text = format(n === 1 ? words.outbox.sending_one : words.outbox.sending, { n });
+    else if (line === "saved" && !n) text = words.outbox.saved;
+    else if ((line === "offline" || !navigator.onLine) && (n || !navigator.onLine)) text = words.outbox.offline;
+    stateLine.textContent = text;
+    stateLine.hidden = !text;
+    const count = offline.querySelector(".outbox");
+    count.hidden = !n;
+    offline.querySelector(".outbox-count").textContent = n ? format(n === 1 ? words.outbox.waiting_one : words.outbox.waiting, { n }) : "";
+
+    // The hands kept, newest first, above those saved.
+    const list = document.querySelector("#board .outbox-hands");
+    if (list) {
+      list.replaceChildren();
+      list.hidden = !n;
+      const row = offline.querySelector("template.outbox-row");
+      played.results.forEach((result, i) => {
+        const item = row.content.firstElementChild.cloneNode(true);
+        item.dataset.index = String(i);
+        item.querySelector(".number").textContent = `${result.number}.`;
+        item.querySelector(".who-dealt").textContent = result.dealer;
+        item.querySelectorAll(".cell").forEach((cell, seat) => {
+          const player = data.state.players[seat];
+          const change = cell.querySelector(".change");
+          change.textContent = signed(result.changes[player]);
+          change.className = `change ${result.changes[player] > 0 ? "up" : result.changes[player] < 0 ? "down" : ""}`;
+          cell.querySelector(".cell-score").textContent = number(result.scores[player]);
+        });
+        list.prepend(item);
+      });
+      const empty = document.querySelector("#board .hands-list > p.muted");
+      if (empty) empty.hidden = Boolean(n);
+    }
+
+    // The scores, provisional while hands wait.
+    const scores = document.querySelector("#board .scores");
+    scores?.classList.toggle("provisional", waiting);
+    const must = R.finished(state) ? [] : R.mustPlay(state);
+    scores?.querySelectorAll(".score").forEach((tile, seat) => {
+      const player = state.players[seat];
+      tile.querySelector(".points").textContent = number(state.scores[player]);
+      const dealing = player === state.dealer && !R.finished(state);
+      tile.classList.toggle("is-dealer", dealing);
+      const badge = document.querySelector("#board .dealer-badge");
+      if (dealing && badge && badge.parentElement !== tile) tile.querySelector(".points").after(badge);
+      tile.querySelector(".badge.warn")?.remove();
+      tile.querySelector(".badge.win")?.remove();
+      if (must.includes(player)) tile.append(offline.querySelector("template.badge-must").content.firstElementChild.cloneNode(true));
+      const wins = state.winners.includes(player);
+      tile.classList.toggle("is-winner", wins);
+      if (wins) tile.append(offline.querySelector("template.badge-win").content.firstElementChild.cloneNode(true));
+    });
+
+    // The end, as the phone's rules see it; or the next hand's form.
+    const over = waiting && R.finished(state) && editing === null;
+    const result = offline.querySelector(".provisional-result");
+    result.hidden = !over;
+    result.firstElementChild.textContent = over ? format(words.outbox.to_confirm, { winners: words.winners[state.winners.join("|")] }) : "";
+    form.hidden = over;
+    form.querySelector("[name=number]").value = String(next.hands + 1);
+    const save = form.querySelector("button.save");
+    if (save) save.textContent = save.textContent.replace(/\d+$/, String(next.hands + 1));
+    const dealer = form.querySelector("legend .dealer");
+    if (dealer) dealer.textContent = next.dealer;
+    document.querySelectorAll("#board .outbox-hands .hand-row").forEach((item) => {
+      item.classList.toggle("editing", Number(item.dataset.index) === editing);
+    });
+  }
+
+  // Edit and Throw away, one tap each (Throw away asks first).
+  document.addEventListener("click", async (event) => {
+    const item = event.target.closest?.(".outbox-hands .hand-row");
+    const match = matchId();
+    if (event.target.matches?.(".send-now")) {
+      const record = outbox.get(match);
+      if (record) record.stopped = null;
+      editing = null;
+      send();
+      return;
+    }
+    if (!item || !match) return;
+    const index = Number(item.dataset.index);
+    const record = outbox.get(match);
+    const form = handForm();
+    if (event.target.matches(".edit-unsaved")) {
+      editing = index;
+      clearForm(form);
+      for (const [name, value] of record.hands[index].fields) {
+        const input = form.querySelector(`input[name="${CSS.escape(name)}"][value="${CSS.escape(value)}"]`);
+        if (input) input.checked = true;
+      }
+      draw();
+      answer(form);
+      form.scrollIntoView({ block: "start" });
+    } else if (event.target.matches(".throw-away")) {
+      const question = format(pageData(form).words.outbox.confirm_throw_away, { n: record.base.hands + index + 1 });
+      if (!window.confirm(question)) return;
+      record.hands.splice(index, 1);
+      if (editing === index) {
+        editing = null;
+        clearForm(form);
+      } else if (editing !== null && editing > index) editing -= 1;
+      record.stopped = null;
+      await store(match, record);
+      draw();
+      answer(form);
+    }
+  });
+
+  async function start() {
+    const match = matchId();
+    if (!match) return;
+    await load(match);
+    draw();
+    const form = handForm();
+    if (form && outbox.get(match)?.hands.length) answer(form);
+    if (navigator.onLine) send();
+  }
+  document.addEventListener("htmx:afterSettle", (event) => {
+    if (event.target.id === "board" || event.target.querySelector?.("#board")) {
+      draw();
+      const form = handForm();
+      if (form && outbox.get(matchId())?.hands.length && !form.querySelector("#refused")) answer(form);
+    }
+  });
+  window.addEventListener("online", () => {
+    line = null;
+    draw();
+    send();
+  });
+  window.addEventListener("offline", () => {
+    line = "offline";
+    draw();
+  });
+  document.addEventListener("visibilitychange", () => {
+    if (document.visibilityState === "visible") send();
+  });
+  start();
+
+  // A page restored with taps on it (a reload keeps what was checked): drawn for those taps.
+  const first = handForm();
+  if (first && !first.querySelector("#refused")) answer(first);
+
+  globalThis.BuckOffline = { answer, twinData, handForm, signed, format };
+})();

@@ -1,0 +1,157 @@
+"""The table keeps going without a connection (issue 35), in real Chromium at 390×844: hands
+entered offline are kept on the phone, the board moves on with provisional scores, survives a
+reload, and every hand is stored once, in order, when the network is back."""
+
+import re
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from .browser import chip, enter_hand, new_match, signed_in, snap, tap, told
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+@pytest.fixture
+def own_browser(browser_type, browser_type_launch_args):
+    """A browser of its own: a service worker left behind must not stall the tests after it."""
+    browser = browser_type.launch(**browser_type_launch_args)
+    yield browser
+    browser.close()
+
+
+def points(page: Page) -> dict:
+    return {
+        tile.locator(".name").inner_text(): int(
+            tile.locator(".points").inner_text().replace("−", "-")
+        )
+        for tile in page.locator(".scores .score").all()
+    }
+
+
+def waiting(page: Page, n: int):
+    words = "1 hand not saved yet" if n == 1 else f"{n} hands not saved yet"
+    expect(page.locator(".outbox-count")).to_contain_text(words)
+
+
+def stored(match_id: int) -> list[tuple]:
+    from games.models import Hand
+
+    hands = Hand.objects.filter(match_id=match_id).order_by("number")
+    return list(hands.values_list("number", "upcard", "passed"))
+
+
+def test_five_hands_entered_offline_are_kept_and_stored_once_in_order(
+    own_browser, browser_context_args, live_server
+):
+    page = own_browser.new_context(**browser_context_args).new_page()
+    signed_in(page, live_server.url, "cabin")
+    new_match(page, "3 players to 15", ["Ann", "Bob", "Cat"], "Cat")
+    match_id = int(re.search(r"/matches/(\d+)/", page.url).group(1))
+    page.wait_for_function("() => navigator.serviceWorker.controller !== null")
+    enter_hand(page, "clubs", tricks={"Cat": 1, "Ann": 2})  # Cat dealt a club: set
+    expect(page.get_by_role("button", name="Undo hand 1")).to_be_visible()
+    page.wait_for_function(
+        """async () => {
+            const copy = await caches.match(location.pathname, {cacheName: "boards-v1"});
+            const html = copy ? await copy.text() : "";
+            return html.includes("Undo hand 1") && html.includes('id="hand-form"')
+                && Boolean(await caches.match(document.querySelector("[src*='rules.js']").src));
+        }"""
+    )
+
+    page.context.set_offline(True)
+    # A redeal (Ann deals, everybody passes), a drop, a turned club.
+    enter_hand(page, "hearts", maker="pass")
+    waiting(page, 1)
+    expect(page.locator(".connection-state")).to_have_text("Offline — hands are kept on this phone")
+    expect(page.locator("#hand-form legend .dealer")).to_have_text("Bob")
+    enter_hand(page, "spades", maker="Ann", dropped=["Cat"], tricks={"Ann": 3})
+    waiting(page, 2)
+    enter_hand(page, "clubs", tricks={"Cat": 2, "Ann": 2})
+    waiting(page, 3)
+    expect(page.locator(".outbox-hands .hand-row")).to_have_count(3)
+    expect(page.locator(".outbox-hands .hand-row").first).to_contain_text("not saved yet")
+    kept = points(page)
+
+    # The phone reloads the board with no network: the hands are still there.
+    page.reload()
+    waiting(page, 3)
+    assert points(page) == kept
+    expect(page.locator(".scores")).to_have_class(re.compile("provisional"))
+    enter_hand(page, "spades", maker="Ann", tricks={"Ann": 5, "Bob": 0})
+    waiting(page, 4)
+    enter_hand(page, "spades", maker="Ann", tricks={"Ann": 5, "Bob": 0})
+    waiting(page, 5)
+    expect(page.locator(".provisional-result")).to_have_text(
+        "Ann wins — to be confirmed when the hands are saved"
+    )
+    expect(page.locator("#hand-form")).to_be_hidden()
+    snap(page, "offline-five-hands")
+    provisional = points(page)
+    assert stored(match_id) == [(1, "clubs", False)]
+
+    # The network is back: the hands go, in order, once each; the board is the server's.
+    page.context.set_offline(False)
+    expect(page.locator(".result h2")).to_have_text(re.compile(r"Ann\s+wins"))
+    expect(page.locator(".outbox-hands .hand-row")).to_have_count(0)
+    assert points(page) == provisional
+    assert stored(match_id) == [
+        (1, "clubs", False),
+        (2, "hearts", True),
+        (3, "spades", False),
+        (4, "clubs", False),
+        (5, "spades", False),
+        (6, "spades", False),
+    ]
+    page.reload()
+    assert points(page) == provisional
+    expect(page.locator(".outbox-hands .hand-row")).to_have_count(0)
+
+
+@pytest.mark.browser_context_args(service_workers="block")  # page.route sees every request
+def test_a_save_whose_answer_is_lost_is_stored_once_when_sent_again(page: Page, live_server):
+    signed_in(page, live_server.url, "lost")
+    new_match(page, "Standard", ["Ann", "Bob", "Cat", "Dan"], "Dan")
+    match_id = int(re.search(r"/matches/(\d+)/", page.url).group(1))
+    lost = []
+
+    def reply_lost(route):
+        if lost:  # the resend goes through
+            route.continue_()
+            return
+        lost.append(route.fetch())  # the server stores it; its answer never arrives
+        route.abort()
+
+    page.route(f"**/matches/{match_id}/hands/", reply_lost)
+    enter_hand(page, "clubs", tricks={"Ann": 2, "Bob": 1, "Cat": 1})
+    expect(page.get_by_role("button", name="Undo hand 1")).to_be_visible()
+    expect(page.locator(".outbox-hands .hand-row")).to_have_count(0)
+    assert lost and lost[0].status == 200
+    assert stored(match_id) == [(1, "clubs", False)]
+    assert points(page) == {"Ann": 23, "Bob": 24, "Cat": 24, "Dan": 24}
+
+
+def test_under_slow_3g_a_tap_in_the_hand_form_sends_nothing(page: Page, live_server):
+    """What makes every tap answer at once on a slow link: none waits for the network (the
+    time each takes is measured by bench/offline_bench.py)."""
+    signed_in(page, live_server.url, "slow3g")
+    new_match(page, "Dirty Clubs", ["Ann", "Bob", "Cat", "Dan"], "Ann")
+    cdp = page.context.new_cdp_session(page)
+    slow = {"offline": False, "latency": 2000, "downloadThroughput": 50000}
+    cdp.send("Network.emulateNetworkConditions", {**slow, "uploadThroughput": 50000})
+    sent = []
+    page.on("request", lambda r: r.method == "POST" and sent.append(r.url))
+    page.route("**/hands/check/", lambda route: sent.append(route.request.url) or route.abort())
+    tap(page, "upcard", "hearts")
+    tap(page, "makers", "Bob")
+    tap(page, "trump", "spades")
+    tap(page, "bids", "4")
+    tap(page, "drops", "Cat")
+    chip(page, "Bob", 3)
+    chip(page, "Dan", 1)
+    expect(told(page, "Ann")).to_have_value("1")  # the row the others fix
+    expect(page.locator(".status")).to_contain_text("Bob set +5")
+    tap(page, "drops", "Cat")  # Cat played after all: her row, asked for
+    expect(page.locator(".status .hint")).to_contain_text("Tap how many tricks")
+    assert sent == []
