@@ -7,7 +7,7 @@ import re
 import pytest
 from playwright.sync_api import Page, expect
 
-from .browser import chip, enter_hand, new_match, signed_in, snap, tap, told
+from .browser import chip, enter_hand, log_in, new_match, signed_in, snap, tap, told
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -155,3 +155,65 @@ def test_under_slow_3g_a_tap_in_the_hand_form_sends_nothing(page: Page, live_ser
     tap(page, "drops", "Cat")  # Cat played after all: her row, asked for
     expect(page.locator(".status .hint")).to_contain_text("Tap how many tricks")
     assert sent == []
+
+
+def offline_with_two_hands_while_another_phone_saves_hand_2(page: Page, live_server, name):
+    """This phone keeps hands 2 and 3 while offline; meanwhile another phone, online, saves a
+    different hand 2. The network comes back: the outbox stops on the two entries of hand 2."""
+    signed_in(page, live_server.url, name)
+    new_match(page, "Standard", ["Ann", "Bob", "Cat", "Dan"], "Dan")
+    match_id = int(re.search(r"/matches/(\d+)/", page.url).group(1))
+    enter_hand(page, "clubs", tricks={"Ann": 2, "Bob": 1, "Cat": 1})
+    expect(page.get_by_role("button", name="Undo hand 1")).to_be_visible()
+    page.context.set_offline(True)
+    enter_hand(page, "hearts", maker="Bob", dropped=["Cat"], tricks={"Bob": 3, "Dan": 2})
+    waiting(page, 1)
+    enter_hand(page, "spades", maker="Ann", dropped=["Bob"], tricks={"Ann": 3, "Cat": 1})
+    waiting(page, 2)
+
+    other = page.context.browser.new_context(viewport=page.viewport_size).new_page()
+    log_in(other, live_server.url, name)
+    other.goto(f"{live_server.url}/matches/{match_id}/")
+    enter_hand(other, "diamonds", maker="Ann", tricks={"Ann": 3, "Bob": 1, "Cat": 1})
+    expect(other.get_by_role("button", name="Undo hand 2")).to_be_visible()
+    other.context.close()
+    assert stored(match_id) == [(1, "clubs", False), (2, "diamonds", False)]
+
+    page.context.set_offline(False)
+    conflict = page.locator("#conflict")
+    expect(conflict.locator("[data-entry=stored]")).to_contain_text("Saved by you")
+    expect(conflict.locator("[data-entry=stored]")).to_contain_text("♦")
+    expect(conflict.locator("[data-entry=mine]")).to_contain_text("♥")
+    assert stored(match_id) == [(1, "clubs", False), (2, "diamonds", False)]  # nothing more
+    return match_id
+
+
+@pytest.mark.browser_context_args(service_workers="block")
+def test_a_hand_kept_offline_whose_number_another_phone_took_is_kept_as_the_next(
+    page: Page, live_server
+):
+    match_id = offline_with_two_hands_while_another_phone_saves_hand_2(page, live_server, "mine")
+    snap(page, "offline-conflict")
+    page.get_by_role("button", name="Mine is the next hand").click()
+    expect(page.locator(".status .preview")).to_be_visible()  # its preview first
+    assert stored(match_id) == [(1, "clubs", False), (2, "diamonds", False)]
+    page.get_by_role("button", name="Save hand 3").click()
+    # Mine went as hand 3, then the one kept after it as hand 4: nothing lost, in order.
+    expect(page.get_by_role("button", name="Undo hand 4")).to_be_visible()
+    expect(page.locator(".outbox-hands .hand-row")).to_have_count(0)
+    assert stored(match_id) == [
+        (1, "clubs", False),
+        (2, "diamonds", False),
+        (3, "hearts", False),
+        (4, "spades", False),
+    ]
+    expect(page.locator(".scores")).not_to_have_class(re.compile("provisional"))
+
+
+@pytest.mark.browser_context_args(service_workers="block")
+def test_keep_theirs_throws_the_kept_hand_away_and_sends_the_rest(page: Page, live_server):
+    match_id = offline_with_two_hands_while_another_phone_saves_hand_2(page, live_server, "theirs")
+    page.get_by_role("button", name="Keep theirs").click()
+    expect(page.get_by_role("button", name="Undo hand 3")).to_be_visible()
+    expect(page.locator(".outbox-hands .hand-row")).to_have_count(0)
+    assert stored(match_id) == [(1, "clubs", False), (2, "diamonds", False), (3, "spades", False)]

@@ -29,7 +29,9 @@
     const data = pageData(form);
     if (!data) return null;
     const record = outbox.get(data.match);
-    if (!record?.hands.length) return data;
+    // While a kept hand's number is in dispute, the form is the server's (its preview of "Mine
+    // is the next hand"), not the outbox's.
+    if (!record?.hands.length || record.stopped === "conflict") return data;
     return { ...data, state: formState(record) };
   }
 
@@ -311,7 +313,10 @@
     return document.querySelector("#board .offline");
   }
   function matchId() {
-    return Number(box()?.dataset.match) || null;
+    // The board's outbox box; or, while two entries of a hand are shown side by side, the
+    // conflict or the preview of "Mine is the next hand".
+    const conflict = document.querySelector("#board #conflict");
+    return Number(box()?.dataset.match || conflict?.dataset.match || pageData(handForm())?.match) || null;
   }
   function newKey() {
     if (globalThis.crypto?.randomUUID) return crypto.randomUUID();
@@ -376,6 +381,17 @@
       if (!match || !elt.matches?.("#hand-form button.save")) return;
       const kept = entry(elt.form);
       if (!kept) return; // not yet a whole hand: the server says what is missing
+      const record = outbox.get(match);
+      if (record?.stopped === "conflict") {
+        // "Mine is the next hand", seen in its preview and saved: it takes the place of the
+        // kept hand whose number another phone took, and the outbox goes on from the server's
+        // board, in order.
+        event.preventDefault();
+        event.stopPropagation();
+        record.hands[0] = kept;
+        resume(match, record);
+        return;
+      }
       if (outbox.get(match)?.hands.length || editing !== null) {
         event.preventDefault();
         event.stopPropagation();
@@ -525,6 +541,31 @@
     }
   }
 
+  // A kept hand whose number another phone took (409) stops the outbox on the two entries
+  // side by side. "Keep theirs" throws this phone's away (the tap says so); "Mine is the next
+  // hand", once saved from its preview, takes its place. Either way the outbox goes on from
+  // the server's board (`rebase`): the hands after it are sent after the stored ones.
+  let rebase = false;
+  async function resume(match, record) {
+    record.stopped = null;
+    editing = null;
+    rebase = true;
+    await store(match, record);
+    htmx.ajax("GET", box()?.dataset.boardUrl ?? location.pathname, { target: "#board", swap: "outerHTML" });
+  }
+  document.addEventListener(
+    "click",
+    (event) => {
+      const match = matchId();
+      const record = outbox.get(match);
+      if (record?.stopped !== "conflict" || !event.target.closest?.("#conflict .keep-theirs")) return;
+      event.preventDefault();
+      record.hands.shift();
+      resume(match, record);
+    },
+    true,
+  );
+
   // The board with the kept hands on it: the list, the scores, the next dealer, the end.
   function draw() {
     const offline = box();
@@ -662,6 +703,14 @@
   }
   document.addEventListener("htmx:afterSettle", (event) => {
     if (event.target.id === "board" || event.target.querySelector?.("#board")) {
+      const kept = outbox.get(matchId());
+      const fresh = handForm();
+      if (rebase && kept && fresh) {
+        rebase = false;
+        kept.base = pageData(fresh).state;
+        kept.version = Number(fresh.querySelector("[name=version]").value);
+        store(matchId(), kept).then(send);
+      }
       draw();
       const form = handForm();
       if (form && outbox.get(matchId())?.hands.length && !form.querySelector("#refused")) answer(form);
