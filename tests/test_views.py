@@ -2357,7 +2357,8 @@ def test_keep_theirs_stores_nothing_and_shows_the_board_as_it_is(client_in, user
     bob.post(url("hand_create", match.pk), drawn(match, CLUB_POST), **HX)
     html = client_in.post(url("hand_create", match.pk), stale, **HX).content.decode()
     # Keep theirs: the large button, a plain GET of the board (htmx swaps it in).
-    keep = r'<form method="get" action="([^"]+)" hx-get="\1"[^>]*>\s*<button class="primary big">'
+    keep = r'<form method="get" action="([^"]+)" hx-get="\1"[^>]*>\s*'
+    keep += r'<button class="primary big keep-theirs">'
     found = re.search(keep + "Keep theirs</button>", conflict_of(html))
     assert found and found.group(1) == match.get_absolute_url()
     board = client_in.get(found.group(1), **HX)

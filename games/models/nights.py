@@ -9,71 +9,15 @@ from datetime import datetime, time, timedelta
 
 from django.core.exceptions import ValidationError
 from django.db import models, transaction
-from django.db.models import Exists, Min, OuterRef
+from django.db.models import Exists, Max, Min, OuterRef, Sum
 from django.urls import reverse
 from django.utils import timezone
 
 from games import rules, words
-from games.models.common import fetch, moment
 from games.models.groups import Group, groups_turn
 from games.models.ledger import Payment
 from games.models.results import net_of_halves
-
-# A night's nets: its players' stored sums of it, in the order of their first match, then by
-# name (`Night.settle_up`); what its payments add up to, from whom to whom (`paid_cents`); when
-# its first and last match began (`Night.span`).
-NIGHT_NETS_SQL = """
-    SELECT s.currency, p.name, s.net_high, s.net_low
-    FROM games_nightsum s JOIN games_player p ON p.id = s.player_id
-    WHERE s.night_id = %s
-    ORDER BY s.currency, s.started, p.name
-"""
-NIGHT_PAID_SQL = """
-    SELECT pay.currency, payer.name, payee.name, SUM(pay.amount_cents)
-    FROM games_payment pay
-    JOIN games_player payer ON payer.id = pay.payer_id
-    JOIN games_player payee ON payee.id = pay.payee_id
-    WHERE pay.night_id = %s
-    GROUP BY pay.currency, payer.name, payee.name
-"""
-# A group's payments recorded for no night, summed from whom to whom (`Night.paid_cents`);
-# its nights' nets, night by night in the order each began, in `NIGHT_NETS_SQL`'s order within
-# a night; what each night's own payments add up to.
-LOOSE_PAID_SQL = """
-    SELECT pay.currency, payer.name, payee.name, SUM(pay.amount_cents)
-    FROM games_payment pay
-    JOIN games_player payer ON payer.id = pay.payer_id
-    JOIN games_player payee ON payee.id = pay.payee_id
-    WHERE pay.group_id = %s AND pay.night_id IS NULL
-    GROUP BY pay.currency, payer.name, payee.name
-"""
-GROUP_NIGHT_NETS_SQL = """
-    SELECT s.night_id, s.currency, p.name, s.net_high, s.net_low, s.started
-    FROM games_nightsum s JOIN games_player p ON p.id = s.player_id
-    WHERE p.group_id = %s
-    ORDER BY s.night_id, s.currency, s.started, p.name
-"""
-GROUP_NIGHT_PAID_SQL = """
-    SELECT pay.night_id, pay.currency, payer.name, payee.name, SUM(pay.amount_cents)
-    FROM games_payment pay
-    JOIN games_player payer ON payer.id = pay.payer_id
-    JOIN games_player payee ON payee.id = pay.payee_id
-    WHERE pay.group_id = %s AND pay.night_id IS NOT NULL
-    GROUP BY pay.night_id, pay.currency, payer.name, payee.name
-"""
-# The night of a group's latest match, once one of its matches has finished (`Night.latest`).
-LATEST_NIGHT_SQL = """
-    SELECT * FROM games_night WHERE id = (
-        SELECT night_id FROM games_match WHERE group_id = %s
-        ORDER BY played_at DESC, id DESC LIMIT 1
-    ) AND EXISTS (
-        SELECT 1 FROM games_match WHERE night_id = games_night.id AND finished IS NOT NULL
-    )
-"""
-
-
-NIGHT_SPAN_SQL = "SELECT MIN(played_at), MAX(played_at) FROM games_match WHERE night_id = %s"
-
+from games.models.sums import NightSum
 
 # A match begun within this long of another one of the same group is settled with it.
 NIGHT_GAP = timedelta(hours=6)
@@ -96,6 +40,12 @@ class SettleUp:
         """A night's transfer counts as paid once the night's payments for it
         (`Night.paid_cents`) cover all of it."""
         return paid.get(self.key(transfer), 0) >= transfer.cents
+
+
+def summed(payments, *first: str):
+    """(*first, currency, payer, payee, cents) of these payments, summed from whom to whom."""
+    rows = payments.values_list(*first, "currency", "payer__name", "payee__name")
+    return rows.annotate(cents=Sum("amount_cents")).order_by()
 
 
 def payment_key(currency: str, payer: str, payee: str) -> str:
@@ -146,8 +96,8 @@ class Night(models.Model):
 
     def span(self) -> tuple[datetime | None, datetime | None]:
         """When its first and its last match began (None, None without a match)."""
-        [(first, last)] = fetch(NIGHT_SPAN_SQL, self.pk)
-        return (moment(first), moment(last)) if first else (None, None)
+        span = self.matches.aggregate(first=Min("played_at"), last=Max("played_at"))
+        return span["first"], span["last"]
 
     @staticmethod
     def title(first, with_hour: bool) -> str:
@@ -180,7 +130,12 @@ class Night(models.Model):
     @classmethod
     def latest(cls, group: Group) -> Night | None:
         """The night of the group's latest match, as soon as one of its matches has finished."""
-        return next(iter(cls.objects.raw(LATEST_NIGHT_SQL, [group.pk])), None)
+        from games.models.matches import Match
+
+        latest = Match.objects.filter(group=group).order_by("-played_at", "-id")
+        finished = Match.objects.filter(night=OuterRef("pk"), finished__isnull=False)
+        nights = cls.objects.filter(pk=latest.values("night_id")[:1]).filter(Exists(finished))
+        return nights.first()
 
     @classmethod
     def around(cls, group, played_at) -> Night:
@@ -212,7 +167,10 @@ class Night(models.Model):
         (§11). Players come in the order of the first match they played, then by name; a
         name is one person."""
         nets: dict[str, dict[str, int]] = {}
-        for currency, name, high, low in fetch(NIGHT_NETS_SQL, self.pk):
+        rows = self.sums.order_by("currency", "started", "player__name")
+        for currency, name, high, low in rows.values_list(
+            "currency", "player__name", "net_high", "net_low"
+        ):
             nets.setdefault(currency, {})[name] = net_of_halves(high, low)
         return [SettleUp(c, net, *rules.settle_nets(net)) for c, net in sorted(nets.items())]
 
@@ -232,18 +190,20 @@ class Night(models.Model):
         nights' transfers from the same payer to the same payee, the earliest night first, as
         far as what the night's own payments leave of each. So the night's page, its CSV, the
         home page and the balances read the same payments the same way."""
-        paid = {payment_key(*key): int(cents) for *key, cents in fetch(NIGHT_PAID_SQL, self.pk)}
-        loose = {
-            payment_key(*key): int(cents) for *key, cents in fetch(LOOSE_PAID_SQL, self.group_id)
-        }
+        paid = {payment_key(*key): cents for *key, cents in summed(self.payments.all())}
+        payments = Payment.objects.filter(group=self.group_id)
+        loose = {payment_key(*key): cents for *key, cents in summed(payments.filter(night=None))}
         if not loose:
             return paid
         own: dict[tuple[int, str], int] = {}
-        for night, *whom, cents in fetch(GROUP_NIGHT_PAID_SQL, self.group_id):
-            own[night, payment_key(*whom)] = int(cents)
+        for night, *whom, cents in summed(payments.exclude(night=None), "night_id"):
+            own[night, payment_key(*whom)] = cents
         nights: dict[int, dict[str, dict[str, int]]] = {}
         began: dict[int, datetime] = {}
-        for night, currency, name, high, low, at in fetch(GROUP_NIGHT_NETS_SQL, self.group_id):
+        sums = NightSum.objects.filter(player__group=self.group_id)
+        for night, currency, name, high, low, at in sums.values_list(
+            "night_id", "currency", "player__name", "net_high", "net_low", "started"
+        ).order_by("night_id", "currency", "started", "player__name"):
             nights.setdefault(night, {}).setdefault(currency, {})[name] = net_of_halves(high, low)
             began[night] = min(began.get(night, at), at)
         for night in sorted(nights, key=lambda night: (began[night], night)):

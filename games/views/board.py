@@ -4,6 +4,7 @@ editing and undoing a hand, and deleting the match."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import wraps
 from typing import Any
 from urllib.parse import quote
 
@@ -451,9 +452,26 @@ def match_share(request: SignedInRequest, pk: int) -> HttpResponse:
     return redirect(match.get_absolute_url() + "#share")
 
 
+def gone_in_words(view):
+    """A write to a match that is not there, deleted on another phone before the write took
+    its lock (under the lock, `Match.DoesNotExist` says the same), is answered in words."""
+
+    @wraps(view)
+    def wrapped(request, pk: int, *args, **kwargs) -> HttpResponse:
+        try:
+            return view(request, pk, *args, **kwargs)
+        except Http404:
+            if request.method != "POST":
+                raise
+            return refuse(request, 404, MATCH_GONE)
+
+    return wrapped
+
+
 @login_required
 @require_POST
 @vary_on_headers("HX-Request")
+@gone_in_words
 def hand_create(request: SignedInRequest, pk: int) -> HttpResponse:
     match = access.get_match(request, pk, Role.SCORER)
     number, version = WriteForm(request.POST).read()
@@ -518,6 +536,7 @@ def _told(request: SignedInRequest, earlier: Earlier, key) -> str:
 @login_required
 @require_POST
 @vary_on_headers("HX-Request")
+@gone_in_words
 def hand_check(request: SignedInRequest, pk: int, number: int | None = None) -> HttpResponse:
     """Re-draw the hand form as it is being filled in: the next question, a rule or a preview.
 
@@ -598,6 +617,7 @@ def _stale_edit(request: SignedInRequest, pk: int, number: int) -> HttpResponse:
 @login_required
 @require_http_methods(["GET", "POST"])
 @vary_on_headers("HX-Request")
+@gone_in_words
 def hand_edit(request: SignedInRequest, pk: int, number: int) -> HttpResponse:
     match = access.get_match(request, pk, Role.SCORER)
     state, hand = match.state_before(number) or (None, None)
@@ -642,6 +662,7 @@ def hand_edit(request: SignedInRequest, pk: int, number: int) -> HttpResponse:
 @login_required
 @require_POST
 @vary_on_headers("HX-Request")
+@gone_in_words
 def hand_undo(request: SignedInRequest, pk: int) -> HttpResponse:
     match = access.get_match(request, pk, Role.SCORER)
     number, version = WriteForm(request.POST).read()
@@ -660,6 +681,7 @@ def hand_undo(request: SignedInRequest, pk: int) -> HttpResponse:
 
 @login_required
 @require_http_methods(["GET", "POST"])
+@gone_in_words
 def match_delete(request: SignedInRequest, pk: int) -> HttpResponse:
     match = access.get_match(request, pk, Role.OWNER)
     if request.method == "POST":
