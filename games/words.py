@@ -292,7 +292,10 @@ def stakes_in_words(stakes: rules.Stakes, ruleset: rules.Ruleset) -> str:
         working.append(f"{EXAMPLE_SHORT} × {money(stakes.per_set, c)}")
     total = money(rules.owes(stakes, EXAMPLE_SCORE, EXAMPLE_SHORT), c)
     # "Fell short" only where a stake counts it: elsewhere it changes nothing a loser pays.
-    short = f" who fell short {EXAMPLE_SHORT} times" if stakes.per_set else ""
+    short = ""
+    if stakes.per_set:
+        counted = "took no trick" if ruleset.set_penalty is None else "fell short"
+        short = f" who {counted} {EXAMPLE_SHORT} times"
     sums = f"{' + '.join(working)} = " if len(working) > 1 else ""
     example = f"For example, a loser left at {EXAMPLE_SCORE}{short} pays {sums}{total}."
     return (

@@ -270,6 +270,9 @@ def test_an_owner_invites_by_a_link_that_signs_up_a_friend_as_a_scorer(client, u
     assert f'<form method="post" action="/join/{token}/"' in join_page
     to_log_in = client.post(f"/join/{token}/")
     assert to_log_in["Location"] == f"/accounts/login/?next=/join/{token}/"
+    signup = client.get(f"/signup/?next=/join/{token}/").content.decode()
+    assert "you are in <strong>Thursday</strong> at once" in signup
+    assert 'name="table"' not in signup  # their own table is named for them
     response = client.post(
         f"/signup/?next=/join/{token}/",
         {
@@ -598,7 +601,9 @@ def test_one_an_owner_removed_does_not_come_back_by_an_old_link(client, table):
     as_(client, table["owner"]).post(
         url("group_members", table["group"].pk), {"username": "val", "role": "remove"}
     )
-    response = as_(client, table["viewer"]).post(old.get_absolute_url())
+    page = text(as_(client, table["viewer"]).get(old.get_absolute_url()))
+    assert "took you out of the group" in page and 'block">Join' not in page  # no Join to tap
+    response = client.post(old.get_absolute_url())
     assert response.status_code == 403 and "took you out of the group" in text(response)
     assert table["group"].role_of(table["viewer"]) is None
     assert client.get(table["match"].get_absolute_url()).status_code == 404

@@ -256,14 +256,23 @@ class Group(models.Model):
         ValidationError for one an owner removed after the invitation of `invited` was made:
         an old link does not let them back in."""
         groups_turn(self.pk)
-        removed = Removal.objects.filter(group=self, user=user)
-        if invited is not None and removed.filter(at__gt=invited).exists():
-            raise ValidationError(
-                f"An owner of {self} took you out of the group after this invitation was "
-                "made. Ask one of them for a new invitation."
-            )
-        removed.delete()
+        refused = self.refused_by(user, invited)
+        if refused:
+            raise ValidationError(refused)
+        Removal.objects.filter(group=self, user=user).delete()
         return Membership.objects.get_or_create(group=self, user=user, defaults={"role": role})
+
+    def refused_by(self, user, invited) -> str:
+        """Why an invitation made at `invited` no longer lets `user` in: an owner removed them
+        after it was made (empty where it still does)."""
+        if invited is None:
+            return ""
+        if not Removal.objects.filter(group=self, user=user, at__gt=invited).exists():
+            return ""
+        return (
+            f"An owner of {self} took you out of the group after this invitation was made. "
+            "Ask one of them for a new invitation."
+        )
 
     @transaction.atomic
     def remove(self, user) -> None:

@@ -24,7 +24,7 @@ from games.access import SignedInRequest
 from games.checks import password_reset_on, reset_domain
 from games.forms import EmailForm, SignupForm
 from games.models import Group, Match, Player, delete_account
-from games.views.groups import join_from_link
+from games.views.groups import invite_of_link, join_from_link
 from games.views.refusals import (
     TOO_MANY_RESETS,
     TOO_MANY_SIGNUPS,
@@ -36,6 +36,9 @@ def signup(request: HttpRequest) -> HttpResponse:
     if not settings.SIGNUP_OPEN:
         return render(request, "registration/signup.html", {"closed": True}, status=403)
     form = SignupForm(request.POST or None)
+    invite = invite_of_link(_next(request))
+    if invite is not None:  # signing up to join a table: their own one is named for them
+        del form.fields["table"]
     if request.method == "POST" and form.is_valid():
         address = throttles.client_address(request)
         if not throttles.allow("signup", address, settings.SIGNUPS_PER_ADDRESS):
@@ -43,11 +46,12 @@ def signup(request: HttpRequest) -> HttpResponse:
             context = {"form": form, "next": _next(request)}
             return refuse(request, 429, TOO_MANY_SIGNUPS, "registration/signup.html", **context)
         user = form.save()
-        Group.home(user, form.cleaned_data["table"])
+        Group.home(user, form.cleaned_data.get("table", ""))
         login(request, user, backend="django.contrib.auth.backends.ModelBackend")
         joined = join_from_link(request, _next(request))
         return joined or redirect(_next(request) or "games:home")
-    return render(request, "registration/signup.html", {"form": form, "next": _next(request)})
+    context = {"form": form, "next": _next(request), "invite": invite}
+    return render(request, "registration/signup.html", context)
 
 
 def _next(request: HttpRequest) -> str:

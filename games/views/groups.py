@@ -223,19 +223,26 @@ def join(request: HttpRequest, token: str) -> HttpResponse:
         if joined:
             messages.success(request, f"Welcome to {invite.group}.")
         return redirect(invite.group)
-    return render(request, "games/join.html", {"invite": invite, "role": role})
+    # One taken out since the invitation was made is told so, with no Join to tap.
+    refused = "" if role else invite.group.refused_by(request.user, invite.created)
+    return render(request, "games/join.html", {"invite": invite, "role": role, "refused": refused})
 
 
-def join_from_link(request: HttpRequest, to: str) -> HttpResponse | None:
-    """Signed up from an invitation (`to` is its page): in the group at once, with no second
-    tap on "Join". None where `to` is no invitation that still works."""
+def invite_of_link(to: str) -> Invite | None:
+    """The invitation whose page `to` is, while it still works."""
     try:
         found = resolve(to)
     except Resolver404:
         return None
     if found.func is not join:
         return None
-    invite = Invite.objects.open().select_related("group").filter(**found.kwargs).first()
+    return Invite.objects.open().select_related("group").filter(**found.kwargs).first()
+
+
+def join_from_link(request: HttpRequest, to: str) -> HttpResponse | None:
+    """Signed up from an invitation (`to` is its page): in the group at once, with no second
+    tap on "Join". None where `to` is no invitation that still works."""
+    invite = invite_of_link(to)
     if invite is None:
         return None
     try:

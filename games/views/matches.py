@@ -48,7 +48,7 @@ def _tonight(group: Group) -> dict | None:
         return None
     settle_up, paid = night.settle_up(), night.paid_cents()
     transfers = [
-        (s.currency, t, s.covered(t, paid), paid.get(s.key(t), 0))
+        (s.currency, t, s.covered(t, paid), t.cents - paid.get(s.key(t), 0))
         for s in settle_up
         for t in s.transfers
     ]

@@ -87,7 +87,7 @@ def _settle_up_context(night: Night, matches: list[Match]) -> dict:
                     "payment": t,
                     "key": s.key(t),
                     "paid": s.covered(t, paid),
-                    "paid_cents": paid.get(s.key(t), 0),
+                    "left_cents": t.cents - paid.get(s.key(t), 0),
                 }
                 for t in s.transfers
             ],
