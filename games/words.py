@@ -105,7 +105,10 @@ def winners(names) -> str:
 
 
 def won_by(how: str | None) -> str:
-    """How the match was won (`MatchState.won_by`): "took all five tricks", "reached zero"."""
+    """How the match was won (`MatchState.won_by`): "shot the moon", "took all five tricks",
+    "reached zero"."""
+    if how == rules.MOON:
+        return "shot the moon"
     return "took all five tricks" if how == rules.SWEEP else "reached zero"
 
 
