@@ -146,13 +146,19 @@ def rules_in_words(ruleset: rules.Ruleset, stakes: rules.Stakes) -> list[tuple[s
     """Every rule of a match, a sentence or two each, from its ruleset and stakes (never
     written per preset): (what the rule is about, the rule)."""
     r = ruleset
-    seats = " or ".join(str(n) for n in r.players)
+    seats = [str(n) for n in r.players]
+    seats_said = seats[0] if len(seats) == 1 else ", ".join(seats[:-1]) + " or " + seats[-1]
+    shown = (
+        f" The board shows each score counted up, as the points taken toward {r.starting_score}."
+        if r.count_up
+        else ""
+    )
     out = [
         (
             "The table",
-            f"{seats} players, each for themselves, start at {r.starting_score} and count down "
-            "toward zero. Every hand has five tricks, and the deal passes to the left after "
-            "each one, a redeal included.",
+            f"{seats_said} players, each for themselves, start at {r.starting_score} and count "
+            "down toward zero. Every hand has five tricks, and the deal passes to the left after "
+            f"each one, a redeal included.{shown}",
         )
     ]
     if r.auto_trump:
@@ -210,7 +216,12 @@ def rules_in_words(ruleset: rules.Ruleset, stakes: rules.Stakes) -> list[tuple[s
             "Scoring",
             "Everyone who played takes their tricks off their score. "
             f"{maker} Anyone else who played and took no trick gets "
-            f"+{_points(r.zero_trick_penalty)}.",
+            f"+{_points(r.zero_trick_penalty)}."
+            + (
+                f" A penalty never takes a score above {r.starting_score}: it stops there."
+                if r.cap_at_start
+                else ""
+            ),
         )
     )
     if r.sweep_wins:
@@ -230,8 +241,18 @@ def rules_in_words(ruleset: rules.Ruleset, stakes: rules.Stakes) -> list[tuple[s
             "goes on until after some hand one player alone is lowest."
         ),
     }[r.ties]
+    moon = (
+        "A maker who has played an earlier hand may shoot the moon (with a bid of 5 where "
+        "tricks are bid): taking all five wins the match at once; missing it is a set that "
+        "counts as two hands fallen short. "
+        if r.moon
+        else ""
+    )
     out.append(
-        ("The end", f"{sweep}Otherwise the match ends once a score is at or below zero: {ties}")
+        (
+            "The end",
+            f"{moon}{sweep}Otherwise the match ends once a score is at or below zero: {ties}",
+        )
     )
     out.append(("Stakes", stakes_in_words(stakes, r)))
     return out
@@ -363,6 +384,9 @@ OPTION_LABELS = {
     "sweep_wins": "All five tricks wins the match",
     "lone_maker_sweeps": "…even for a maker everyone left alone",
     "ties": "Several at or below 0",
+    "cap_at_start": "Penalties stop at the starting score",
+    "moon": "A maker may shoot the moon",
+    "count_up": "Show scores counting up",
 }
 
 
