@@ -838,7 +838,7 @@ def _check_moon(state: MatchState, hand: Hand, shape: HandShape) -> None:
     if not state.ruleset.moon:
         who = f", so {maker} can't declare it" if maker else ""
         raise RuleError("bad_moon", f"These rules have no shooting the moon{who}.", "moon")
-    if shape.passed:
+    if hand.passed:
         raise RuleError("bad_moon", "Everybody passed, so nobody can shoot the moon.", "moon")
     if maker is None:
         why = (

@@ -97,7 +97,8 @@ globalThis.twinTrace = function (text) {
       played: view(before, r.shape, h),
       number: r.number, dealer: r.dealer, changes: r.changes, scores: r.scores,
       sweep: r.sweep, set: r.set, euchred: r.euchred, short: r.short, sets: r.sets,
-      moon: r.moon, moon_made: r.moon_made, shown: shown(state), next_dealer: state.dealer, hands: state.hands, finished: R.finished(state),
+      moon: r.moon, moon_made: r.moon_made, shown: shown(state),
+      next_dealer: state.dealer, hands: state.hands, finished: R.finished(state),
       winners: state.winners, won_by: state.won_by, next_must_play: R.mustPlay(state),
     });
   });
