@@ -105,7 +105,10 @@ def winners(names) -> str:
 
 
 def won_by(how: str | None) -> str:
-    """How the match was won (`MatchState.won_by`): "took all five tricks", "reached zero"."""
+    """How the match was won (`MatchState.won_by`): "shot the moon", "took all five tricks",
+    "reached zero"."""
+    if how == rules.MOON:
+        return "shot the moon"
     return "took all five tricks" if how == rules.SWEEP else "reached zero"
 
 
@@ -147,14 +150,20 @@ def rules_in_words(
     rule). `preset` names the written rules the match started from, for what they leave to
     the house (`rules.Preset.left_open`)."""
     r = ruleset
-    seats = " or ".join(str(n) for n in r.players)
+    seats = [str(n) for n in r.players]
+    seats_said = seats[0] if len(seats) == 1 else ", ".join(seats[:-1]) + " or " + seats[-1]
     redeal = ", a redeal included" if r.all_pass == rules.REDEAL else ""
+    shown = (
+        f" The board shows each score counted up, as the points taken toward {r.starting_score}."
+        if r.count_up
+        else ""
+    )
     out = [
         (
             "The table",
-            f"{seats} players, each for themselves, start at {r.starting_score} and count down "
-            "toward zero. Every hand has five tricks, and the deal passes to the left after "
-            f"each one{redeal}.",
+            f"{seats_said} players, each for themselves, start at {r.starting_score} and count "
+            "down toward zero. Every hand has five tricks, and the deal passes to the left after "
+            f"each one{redeal}.{shown}",
         ),
         ("The deal", _deal(r)),
         (
@@ -228,6 +237,8 @@ def rules_in_words(
         f"{maker} Anyone else who played and took no trick gets "
         f"+{_points(r.zero_trick_penalty)}."
     )
+    if r.cap_at_start:
+        scoring += f" A penalty never takes a score above {r.starting_score}: it stops there."
     known = rules.PRESETS.get(preset or "")
     if known and "set_penalty" in known.left_open:
         scoring += (
@@ -252,8 +263,18 @@ def rules_in_words(
             "goes on until after some hand one player alone is lowest."
         ),
     }[r.ties]
+    moon = (
+        "A maker who has played an earlier hand may shoot the moon (with a bid of 5 where "
+        "tricks are bid): taking all five wins the match at once; missing it is a set that "
+        "counts as two hands fallen short. "
+        if r.moon
+        else ""
+    )
     out.append(
-        ("The end", f"{sweep}Otherwise the match ends once a score is at or below zero: {ties}")
+        (
+            "The end",
+            f"{moon}{sweep}Otherwise the match ends once a score is at or below zero: {ties}",
+        )
     )
     out.append(("Stakes", stakes_in_words(stakes, r)))
     return out
@@ -413,6 +434,9 @@ OPTION_LABELS = {
     "sweep_wins": "All five tricks wins the match",
     "lone_maker_sweeps": "…even for a maker everyone left alone",
     "ties": "Several at or below 0",
+    "cap_at_start": "Penalties stop at the starting score",
+    "moon": "A maker may shoot the moon",
+    "count_up": "Show scores counting up",
 }
 
 
