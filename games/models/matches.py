@@ -49,7 +49,7 @@ NAMES_SQL = """
 """
 HANDS_SQL = """
     SELECT hand.number, hand.upcard, hand.trump, maker.position, hand.bid, hand.passed,
-           seat.position, play.dropped, play.tricks, hand.dealer, hand.scores, hand.sets
+           hand.moon, seat.position, play.dropped, play.tricks, hand.dealer, hand.scores, hand.sets
     FROM games_hand hand
     LEFT JOIN games_seat maker
         ON maker.match_id = hand.match_id AND maker.player_id = hand.maker_id
