@@ -316,6 +316,8 @@ class HandForm(WriteForm):
         widget=forms.RadioSelect,
         error_messages={"invalid_choice": "That bid is not one of the bids shown."},
     )
+    # One tap, asked only where the maker may declare it (HandShape.moon).
+    moon = forms.BooleanField(label="Shoot the moon?", required=False)
     dropped = forms.MultipleChoiceField(
         label="Dropped out", required=False, widget=forms.CheckboxSelectMultiple
     )
@@ -370,7 +372,8 @@ class HandForm(WriteForm):
         before a turned club). A player who must play but is ticked as dropped stays ticked:
         the engine says why they can't drop out, as it will on a Save."""
         data = self.data.copy()
-        for question in (rules.ASK_MAKER, rules.ASK_TRUMP, rules.ASK_BID, rules.ASK_DROPPED):
+        questions = (rules.ASK_MAKER, rules.ASK_TRUMP, rules.ASK_BID, rules.ASK_MOON)
+        for question in (*questions, rules.ASK_DROPPED):
             if not self.asks(question) and question in data:
                 del data[question]
         return data
@@ -436,7 +439,7 @@ class HandForm(WriteForm):
                 "filled": p in filled,
                 "must_play": shape.must_play.get(p),
                 "why": rules.why_must_play(self.state, shape, p),
-                "score": self.state.scores[p],
+                "score": self.state.shown(p),
             }
 
     def _sent_tricks(self) -> dict:
@@ -467,7 +470,11 @@ class HandForm(WriteForm):
             return data
         if shape.redeal:
             hand = rules.Hand(
-                data["upcard"], passed=True, dropped=self._dropped(), tricks=self._sent_tricks()
+                data["upcard"],
+                passed=True,
+                dropped=self._dropped(),
+                tricks=self._sent_tricks(),
+                moon=bool(data.get("moon")),
             )
             return self._score(data, hand)
         # The next question not yet answered, in the order the engine asks them.
@@ -490,6 +497,7 @@ class HandForm(WriteForm):
             bid=data.get("bid"),
             dropped=self._dropped(),
             tricks=self._sent_tricks(),
+            moon=bool(data.get("moon")),
         )
         return self._score(data, hand)
 
@@ -497,7 +505,8 @@ class HandForm(WriteForm):
         try:
             _, self.result = rules.play(self.state, hand)
         except rules.RuleError as e:
-            field = e.field if e.field in ("upcard", "maker", "trump", "bid", "dropped") else None
+            asked = ("upcard", "maker", "trump", "bid", "moon", "dropped")
+            field = e.field if e.field in asked else None
             self.add_error(field, self._words_for_blanks(e) or e.message)
             return data
         self.hand = hand
@@ -548,6 +557,7 @@ class HandForm(WriteForm):
             "maker": maker,
             "trump": hand.trump if hand.trump in rules.SUITS else None,
             "bid": hand.bid,
+            "moon": hand.moon,
             "dropped": list(hand.dropped),
         }
         for i, p in enumerate(players):

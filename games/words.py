@@ -384,9 +384,12 @@ def hand_in_words(result: rules.HandResult) -> str:
         return f"{turned} · all passed: redeal"
     if hand.trump == rules.NO_TRUMP:
         return f"{turned} · all passed: no trump"
+    moon = ""
+    if result.moon:
+        moon = f" · {result.moon} shot the moon" + ("" if result.moon_made else " and missed")
     if shape.automatic:
         made = f"{shape.maker} (dealer) must take {shape.needs}" if shape.maker else "all play"
-        return f"{turned} · {made}"
+        return f"{turned} · {made}{moon}"
     assert hand.trump is not None  # the engine refuses a hand made without trump
     trump = SUIT_SYMBOLS[hand.trump]
     if hand.bid is not None:
@@ -396,7 +399,7 @@ def hand_in_words(result: rules.HandResult) -> str:
     else:
         made = f"{hand.maker} named {trump}"
     out = f" · {', '.join(hand.dropped)} out" if hand.dropped else ""
-    return f"{turned} · {made}{out}"
+    return f"{turned} · {made}{moon}{out}"
 
 
 # Plain words for the house-rules choices.

@@ -6,9 +6,11 @@ import json
 from games import matchfile
 from games.models import Hand, Match, Result
 
-from .conftest import command
+from .conftest import command, make_match
+from .pages import shown
 from .test_models import assert_results_are_a_replay, reload
 from .test_moon import EXAMPLE_8
+from .test_views import HX, drawn, url
 
 PLAYED_8 = {**EXAMPLE_8, "played_at": "2026-11-28T19:30:00-06:00"}
 
@@ -27,3 +29,74 @@ def test_a_moon_imported_is_stored_replays_exactly_and_exports_back(user, files)
     code, out, _ = command("export_match", str(match.pk))
     assert json.loads(out)["hands"][1]["moon"] is True
     assert matchfile.parse(out) == matchfile.parse(json.dumps(PLAYED_8))
+
+
+# --- The hand form asks "Shoot the moon?" where the maker may (§4) ---------------------------
+
+SIX = ("Ann", "Bob", "Cat", "Dan", "Eve", "Fay")
+# Hand 1 of a six-player dirty-clubs-up match (Fay deals): Ann bids 3 in spades and makes it;
+# Dan and Eve drop out, so they are not yet on the board.
+FIRST = {"upcard": "hearts", "maker": "0", "trump": "spades", "bid": "3"}
+FIRST_TRICKS = {"dropped": ["Dan", "Eve"], "t0": "3", "t1": "1", "t2": "1", "t5": "0"}
+
+
+def six_up(user, **overrides):
+    return make_match(user, "dirty-clubs-up", names=SIX, dealer="Fay", **overrides)
+
+
+def moon_shown(html: str) -> bool:
+    return 'name="moon"' in shown(html)
+
+
+def test_the_moon_is_asked_only_of_a_maker_on_the_board(client_in, user):
+    match = six_up(user)
+    check = url("hand_check", match.pk)
+    first = client_in.post(check, drawn(match, {"number": "1", **FIRST}), **HX).content.decode()
+    assert 'name="moon"' in first and not moon_shown(first)  # drawn for the phone, hidden
+    hand_1 = {"number": "1", **FIRST, **FIRST_TRICKS}
+    client_in.post(url("hand_create", match.pk), drawn(match, hand_1))
+    assert Hand.objects.filter(match=match).count() == 1
+    # Ann has taken tricks: she may shoot the moon; Bob has too; Dan has not.
+    ann = {"number": "2", "upcard": "diamonds", "maker": "0", "trump": "hearts"}
+    html = client_in.post(check, drawn(match, ann), **HX).content.decode()
+    assert moon_shown(html) and "Shoot the moon" in shown(html)
+    dan = {**ann, "maker": "3"}
+    assert not moon_shown(client_in.post(check, drawn(match, dan), **HX).content.decode())
+    # A standard match never draws it.
+    standard = make_match(user)
+    page = client_in.get(standard.get_absolute_url()).content.decode()
+    assert 'name="moon"' not in page
+
+
+def test_a_moon_made_in_one_tap_ends_the_match_and_a_bad_moon_is_refused_in_words(client_in, user):
+    match = six_up(user)
+    save = url("hand_create", match.pk)
+    client_in.post(save, drawn(match, {"number": "1", **FIRST, **FIRST_TRICKS}))
+    # Dan has not played: the server refuses his moon, in the engine's words.
+    dan = {"number": "2", "upcard": "diamonds", "maker": "3", "trump": "hearts", "bid": "5"}
+    dan |= {"moon": "1", "t3": "5", "t0": "0", "t1": "0", "t2": "0", "t4": "0", "t5": "0"}
+    html = shown(client_in.post(save, drawn(match, dan)).content.decode())
+    assert "Dan can&#x27;t shoot the moon: Dan hasn&#x27;t taken a trick" in html
+    # Ann's moon on a bid of 3 is refused too.
+    ann = {**dan, "maker": "0", "bid": "3", "t3": "0", "t0": "5"}
+    html = shown(client_in.post(save, drawn(match, ann)).content.decode())
+    assert "Ann can&#x27;t shoot the moon on a bid of 3" in html
+    assert Hand.objects.filter(match=match).count() == 1
+    # On a bid of 5 she takes four: missed, two bumps (capped at the start), and the match
+    # goes on; the edit page holds the moon, and an edit to five tricks ends the match.
+    client_in.post(save, drawn(match, {**ann, "bid": "5", "t0": "4", "t1": "1"}))
+    hand = Hand.objects.get(match=match, number=2)
+    assert hand.moon
+    state, results = reload(match).replay()
+    assert results[1].moon_missed == "Ann" and state.sets["Ann"] == 2 and not state.finished
+    assert state.shown("Ann") == 0  # 3 up, two bumps stop at the start
+    board = shown(client_in.get(match.get_absolute_url()).content.decode())
+    assert "Ann shot the moon and missed" in board
+    edit = client_in.get(url("hand_edit", match.pk, 2)).content.decode()
+    assert 'name="moon" value="1" id="id_moon" checked' in edit
+    data = {**ann, "bid": "5", "t0": "5", "t1": "0"}
+    client_in.post(url("hand_edit", match.pk, 2), drawn(match, data))
+    state, _ = reload(match).replay()
+    assert (state.winners, state.won_by) == (("Ann",), "moon")
+    board = shown(client_in.get(match.get_absolute_url()).content.decode())
+    assert "shot the moon" in board

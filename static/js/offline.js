@@ -121,6 +121,12 @@
     }
     const bidMaker = form.querySelector(".bid-maker");
     if (bidMaker) bidMaker.textContent = shape.maker || "";
+    // The moon: one tap, where the maker may declare it (HandShape.moon).
+    show(fieldset("moon"), asks.has("moon"));
+    if (!asks.has("moon")) setChecked(form, "moon", null);
+    const moonMaker = form.querySelector(".moon-maker");
+    if (moonMaker) moonMaker.textContent = shape.maker || "";
+    const moon = asks.has("moon") && checkedValue(form, "moon") !== null;
 
     // Who dropped out: a player who must play is greyed, with the reason in words.
     const dropped = [];
@@ -190,6 +196,7 @@
     if (!shape.redeal) {
       if (asks.has("maker") && shape.maker === null && !shape.passed) hint = words.maker;
       else if (asks.has("bid") && bidValue === null) hint = words.bid[shape.maker];
+      else if (moon && asks.has("bid") && Number(bidValue) !== R.TRICKS) hint = format(words.moon_bid[shape.maker], { bid: bidValue });
       else if (blank.length) hint = left < 0 ? words.over[shape.tricks - left] : words.blank[blank.join("|")];
       else if (asks.has("tricks") && left !== 0) hint = words.total[given];
     }
@@ -211,6 +218,7 @@
         dropped: shape.redeal ? [] : dropped,
         tricks: shape.redeal ? {} : tricks,
         passed: shape.passed,
+        moon,
       };
     }
     drawPreview(form, data, hand);
