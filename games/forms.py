@@ -21,7 +21,7 @@ NO_PLAYERS = "Type the players' names, clockwise from seat 1."
 PICK_DEALER = "Pick who deals first: a seat with a player in it."
 NO_OVERRIDE = ""
 WORD_OPTIONS = {"auto_trump", "bidding", "all_pass", "ties"}
-BOOL_OPTIONS = {"sweep_wins", "lone_maker_sweeps"}
+BOOL_OPTIONS = {"sweep_wins", "lone_maker_sweeps", "cap_at_start", "moon", "count_up"}
 
 
 def _option_value(name: str, text: str):
@@ -115,13 +115,12 @@ class MatchForm(forms.Form):
     seat_1 = forms.CharField(label="Seat 2", max_length=rules.NAME_LENGTH, required=False)
     seat_2 = forms.CharField(label="Seat 3", max_length=rules.NAME_LENGTH, required=False)
     seat_3 = forms.CharField(label="Seat 4", max_length=rules.NAME_LENGTH, required=False)
+    seat_4 = forms.CharField(label="Seat 5", max_length=rules.NAME_LENGTH, required=False)
+    seat_5 = forms.CharField(label="Seat 6", max_length=rules.NAME_LENGTH, required=False)
     dealer = forms.ChoiceField(
         label="First dealer",
         choices=[
-            ("0", "Seat 1"),
-            ("1", "Seat 2"),
-            ("2", "Seat 3"),
-            ("3", "Seat 4"),
+            *((str(i), f"Seat {i + 1}") for i in range(max(rules.SEAT_COUNTS))),
             ("random", "Pick at random"),
         ],
         widget=forms.RadioSelect,
@@ -133,7 +132,7 @@ class MatchForm(forms.Form):
     per_set = CentsField(label="A set", required=False)
     currency = forms.CharField(max_length=rules.CURRENCY_LENGTH, required=False, initial="USD")
 
-    SEATS = ("seat_0", "seat_1", "seat_2", "seat_3")
+    SEATS = tuple(f"seat_{i}" for i in range(max(rules.SEAT_COUNTS)))
     STAKES = rules.STAKE_NAMES
 
     def __init__(self, *args, **kwargs):
@@ -189,7 +188,7 @@ class MatchForm(forms.Form):
             yield self[name], rules.format_money(getattr(stakes, name))
 
     def seat_names(self) -> list[str]:
-        """The four seats' names as typed, "" for an empty seat."""
+        """The seats' names as typed, "" for an empty seat."""
         data = self.cleaned_data if hasattr(self, "cleaned_data") else self.data
         return [(data.get(s) or "").strip() for s in self.SEATS]
 

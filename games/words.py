@@ -284,8 +284,14 @@ def _deal(r: rules.Ruleset) -> str:
     """The deck, the widow and the upcard (docs/rules.md §1): the 24-card deck for three
     players as for four."""
     three = " (with three players too)" if 3 in r.players else ""
+    more = ""
+    if max(r.players) > 4:
+        more = (
+            " Five or six players add the 8s, or the 7s and 8s, so that everyone still gets "
+            "five cards."
+        )
     return (
-        f"Each player is dealt five cards from the 24-card Euchre deck, 9 to Ace{three}. "
+        f"Each player is dealt five cards from the 24-card Euchre deck, 9 to Ace{three}.{more} "
         "The cards left over are the widow (the kitty): nobody plays them, so all five "
         "tricks go to the players. Its top card is turned up: the upcard."
     )
@@ -412,7 +418,14 @@ CHOICE_WORDS = {
         ("share", "All at or below 0 share"),
         ("play_on", "Play on until one is lowest"),
     ],
-    "players": [("3", "3"), ("4", "4"), ("3,4", "3 or 4")],
+    "players": [
+        ("3", "3"),
+        ("4", "4"),
+        ("5", "5"),
+        ("6", "6"),
+        ("3,4", "3 or 4"),
+        ("3,4,5,6", "3 to 6"),
+    ],
     "auto_trump_dealer_needs": [("null", "No maker: all need 1")]
     + [(str(n), f"Dealer makes it, needs {n}") for n in range(1, rules.TRICKS + 1)],
     "no_drop_at_or_below": [("null", "Anyone may drop")]
@@ -421,6 +434,9 @@ CHOICE_WORDS = {
     "set_penalty": [(str(n), f"+{n}") for n in range(0, 26)] + [("null", "Just counts tricks")],
     "sweep_wins": [("true", "Yes"), ("false", "No")],
     "lone_maker_sweeps": [("true", "Yes"), ("false", "No")],
+    "cap_at_start": [("true", "Yes"), ("false", "No")],
+    "moon": [("true", "Yes"), ("false", "No")],
+    "count_up": [("true", "Yes"), ("false", "No")],
 }
 OPTION_LABELS = {
     "starting_score": "Starting score",

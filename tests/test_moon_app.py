@@ -3,7 +3,7 @@ the new options as house rules, count_up shown on the pages."""
 
 import json
 
-from games import matchfile
+from games import matchfile, rules
 from games.models import Hand, Match, Result
 
 from .conftest import command, make_match
@@ -100,3 +100,45 @@ def test_a_moon_made_in_one_tap_ends_the_match_and_a_bad_moon_is_refused_in_word
     assert (state.winners, state.won_by) == (("Ann",), "moon")
     board = shown(client_in.get(match.get_absolute_url()).content.decode())
     assert "shot the moon" in board
+
+
+# --- The new-match page: five and six seats, the new options, the preset ---------------------
+
+SIX_SEATS = {f"seat_{i}": name for i, name in enumerate(SIX)}
+
+
+def test_six_players_start_dirty_clubs_counted_up(client_in):
+    page = client_in.get(url("match_create")).content.decode()
+    assert 'value="dirty-clubs-up"' in page and 'name="seat_5"' in page
+    assert 'placeholder="empty for 5 players"' in page
+    for label in ("Penalties stop at the starting score", "A maker may shoot the moon"):
+        assert label in page
+    assert "Show scores counting up" in page
+    data = {"preset": "dirty-clubs-up", **SIX_SEATS, "dealer": "5", "create": "1"}
+    response = client_in.post(url("match_create"), data)
+    match = Match.objects.with_seats().get()
+    assert response["Location"] == match.get_absolute_url()
+    assert match.names == SIX and match.start().dealer == "Fay"
+    r = match.ruleset()
+    assert r.cap_at_start and r.moon and r.count_up
+
+
+def test_the_new_options_are_house_rules_on_any_preset_and_said_in_full(client_in):
+    data = {"preset": "standard", **SIX_SEATS, "seat_5": "", "dealer": "0", "create": "1"}
+    refused = shown(client_in.post(url("match_create"), data).content.decode())
+    assert "5" in refused and not Match.objects.exists()  # standard is for 3 or 4
+    rules_on = {"rule_cap_at_start": "true", "rule_moon": "true", "rule_count_up": "true"}
+    data |= {"rule_players": "3,4,5,6", **rules_on}
+    drawn_again = {k: v for k, v in data.items() if k != "create"}
+    words = client_in.post(url("match_create"), drawn_again, **HX).content.decode()
+    assert "A penalty never takes a score above 25" in words
+    assert "may shoot the moon" in words and "The board shows each score counted up" in words
+    client_in.post(url("match_create"), data)
+    match = Match.objects.with_seats().get()
+    assert len(match.names) == 5
+    assert rules.ruleset_overrides("standard", match.ruleset()) == {
+        "players": [3, 4, 5, 6],
+        "cap_at_start": True,
+        "moon": True,
+        "count_up": True,
+    }
