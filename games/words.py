@@ -382,6 +382,12 @@ def owes_words(stakes: rules.Stakes, score: int, short: int) -> str:
     return " + ".join(terms)
 
 
+def change_shown(ruleset: rules.Ruleset, change: int) -> int:
+    """A change of score as the table sees it: with `count_up`, points earned (a trick is +1,
+    a penalty −5); else as the engine counts, down (§7)."""
+    return -change if ruleset.count_up else change
+
+
 def hand_in_words(result: rules.HandResult) -> str:
     """A hand in a few words: "♥ turned · Bob ordered up · Cat out"."""
     hand, shape = result.hand, result.shape

@@ -142,3 +142,30 @@ def test_the_new_options_are_house_rules_on_any_preset_and_said_in_full(client_i
         "moon": True,
         "count_up": True,
     }
+
+
+# --- count_up: the pages count up, the files count down ---------------------------------------
+
+
+def test_the_board_cards_race_and_csv_count_up_where_the_rules_say_so(client_in, user):
+    hand_1 = rules.Hand(
+        "hearts", "spades", "Ann", 3, ("Dan", "Eve"), {"Ann": 3, "Bob": 1, "Cat": 1, "Fay": 0}
+    )
+    match = six_up(user, hands=[hand_1])
+    board = shown(client_in.get(match.get_absolute_url()).content.decode())
+    # Ann took 3 (15 → 12 kept, 3 shown); Fay took none: a bump, stopped at the start (0).
+    assert '<span class="points">3</span>' in board
+    assert '<span class="down">+3</span> <span class="cell-score">3</span>' in board
+    assert '<span class="cell-score">0</span>' in board
+    cards = client_in.get(url("match_list")).content.decode()
+    assert "Ann 3" in cards and "Bob 1" in cards
+    race = client_in.get(url("match_race", match.pk)).content.decode()
+    assert "from 0 at the start up toward 15" in race and "Ann is at 3" in race
+    ann = match.seats.get(position=0).player
+    lines = client_in.get(url("player_csv", ann.pk)).content.decode().splitlines()
+    assert lines[0].endswith(",score_counted") and lines[1].endswith(",up")
+    assert ",3,no," in lines[1]
+    code, out, _ = command("export_match", str(match.pk))
+    assert json.loads(out)["rules"] == "dirty-clubs-up"  # the file keeps counting down
+    state, _ = matchfile.load(out)[1:]
+    assert state.scores["Ann"] == 12

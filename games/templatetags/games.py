@@ -184,7 +184,9 @@ def hand_preview(form, state):
             note_text, change_text = "out", ""
         else:
             note_text = f"{note} " if note and note != "redeal" else ""
-            change_text = "" if change is None else words.signed(change)
+            change_text = (
+                "" if change is None else words.signed(words.change_shown(state.ruleset, change))
+            )
         trend = "" if not change else "up" if change > 0 else "down"
         items.append(
             f'<li data-seat="{i}"><strong>{html.escape(c["name"])}</strong> '

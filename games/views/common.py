@@ -73,7 +73,10 @@ def cards_of(ids: list[int]) -> list[dict]:
                 "export_url": export(m.pk),
                 "title": f"{m.label} · {when}",
                 "when": when,
-                "scores": [(name, score, won) for _, name, score, won in m.results],
+                "scores": [
+                    (name, score if m.counted_up_from is None else m.counted_up_from - score, won)
+                    for _, name, score, won in m.results
+                ],
                 "meta": meta,
             }
         )

@@ -45,6 +45,11 @@
     return n > 0 ? `+${n}` : n < 0 ? `−${-n}` : "0"; // words.signed, a real minus sign
   }
 
+  // A change of score as the table sees it: counted up, a trick is +1 (words.change_shown).
+  function changeShown(ruleset, n) {
+    return ruleset.count_up ? -n : n;
+  }
+
   function format(text, values) {
     return text.replace(/\{(\w+)\}/g, (_, key) => String(values[key]));
   }
@@ -244,7 +249,7 @@
       else if (!hand.passed && result.euchred.includes(player)) noteText = `${notes["no trick"]} `;
       note.textContent = noteText;
       const n = result.changes[player];
-      change.textContent = out ? "" : signed(n);
+      change.textContent = out ? "" : signed(changeShown(data.state.ruleset, n));
       change.className = out || !n ? "" : n > 0 ? "up" : "down";
     });
   }
@@ -574,9 +579,9 @@
         item.querySelectorAll(".cell").forEach((cell, seat) => {
           const player = data.state.players[seat];
           const change = cell.querySelector(".change");
-          change.textContent = signed(result.changes[player]);
+          change.textContent = signed(changeShown(data.state.ruleset, result.changes[player]));
           change.className = `change ${result.changes[player] > 0 ? "up" : result.changes[player] < 0 ? "down" : ""}`;
-          cell.querySelector(".cell-score").textContent = number(result.scores[player]);
+          cell.querySelector(".cell-score").textContent = number(R.shown(data.state.ruleset, result.scores[player]));
         });
         list.prepend(item);
       });
@@ -590,7 +595,7 @@
     const must = R.finished(state) ? [] : R.mustPlay(state);
     scores?.querySelectorAll(".score").forEach((tile, seat) => {
       const player = state.players[seat];
-      tile.querySelector(".points").textContent = number(state.scores[player]);
+      tile.querySelector(".points").textContent = number(R.shown(state.ruleset, state.scores[player]));
       const dealing = player === state.dealer && !R.finished(state);
       tile.classList.toggle("is-dealer", dealing);
       const badge = document.querySelector("#board .dealer-badge");
