@@ -100,6 +100,11 @@ def test_a_moon_made_in_one_tap_ends_the_match_and_a_bad_moon_is_refused_in_word
     assert (state.winners, state.won_by) == (("Ann",), "moon")
     board = shown(client_in.get(match.get_absolute_url()).content.decode())
     assert "shot the moon" in board
+    # The player's statistics count the moon (§12).
+    ann = match.seats.get(position=0).player
+    page = client_in.get(url("player_detail", ann.pk)).content.decode()
+    assert '<th scope="row">Moons shot</th><td>1</td>' in page
+    assert '<th scope="row">Of those, made</th><td>1</td>' in page
 
 
 # --- The new-match page: five and six seats, the new options, the preset ---------------------

@@ -159,6 +159,11 @@ def _stat_rows(stats: dict, money_by_currency: dict[str, int]) -> list[tuple[str
         ("Sweeps", str(s["sweeps"])),
         ("Points per hand", per_hand.replace("-", "−")),
     ]
+    if s.get("moons_declared"):  # only where the rules played the moon (§12)
+        rows[-1:-1] = [
+            ("Moons shot", str(s["moons_declared"])),
+            ("Of those, made", str(s["moons_made"])),
+        ]
     return rows
 
 
