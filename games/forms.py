@@ -21,7 +21,7 @@ NO_PLAYERS = "Type the players' names, clockwise from seat 1."
 PICK_DEALER = "Pick who deals first: a seat with a player in it."
 NO_OVERRIDE = ""
 WORD_OPTIONS = {"auto_trump", "bidding", "all_pass", "ties"}
-BOOL_OPTIONS = {"sweep_wins", "lone_maker_sweeps"}
+BOOL_OPTIONS = {"sweep_wins", "lone_maker_sweeps", "cap_at_start", "moon", "count_up"}
 
 
 def _option_value(name: str, text: str):
@@ -115,13 +115,12 @@ class MatchForm(forms.Form):
     seat_1 = forms.CharField(label="Seat 2", max_length=rules.NAME_LENGTH, required=False)
     seat_2 = forms.CharField(label="Seat 3", max_length=rules.NAME_LENGTH, required=False)
     seat_3 = forms.CharField(label="Seat 4", max_length=rules.NAME_LENGTH, required=False)
+    seat_4 = forms.CharField(label="Seat 5", max_length=rules.NAME_LENGTH, required=False)
+    seat_5 = forms.CharField(label="Seat 6", max_length=rules.NAME_LENGTH, required=False)
     dealer = forms.ChoiceField(
         label="First dealer",
         choices=[
-            ("0", "Seat 1"),
-            ("1", "Seat 2"),
-            ("2", "Seat 3"),
-            ("3", "Seat 4"),
+            *((str(i), f"Seat {i + 1}") for i in range(max(rules.SEAT_COUNTS))),
             ("random", "Pick at random"),
         ],
         widget=forms.RadioSelect,
@@ -133,7 +132,7 @@ class MatchForm(forms.Form):
     per_set = CentsField(label="A set", required=False)
     currency = forms.CharField(max_length=rules.CURRENCY_LENGTH, required=False, initial="USD")
 
-    SEATS = ("seat_0", "seat_1", "seat_2", "seat_3")
+    SEATS = tuple(f"seat_{i}" for i in range(max(rules.SEAT_COUNTS)))
     STAKES = rules.STAKE_NAMES
 
     def __init__(self, *args, **kwargs):
@@ -189,7 +188,7 @@ class MatchForm(forms.Form):
             yield self[name], rules.format_money(getattr(stakes, name))
 
     def seat_names(self) -> list[str]:
-        """The four seats' names as typed, "" for an empty seat."""
+        """The seats' names as typed, "" for an empty seat."""
         data = self.cleaned_data if hasattr(self, "cleaned_data") else self.data
         return [(data.get(s) or "").strip() for s in self.SEATS]
 
@@ -316,6 +315,8 @@ class HandForm(WriteForm):
         widget=forms.RadioSelect,
         error_messages={"invalid_choice": "That bid is not one of the bids shown."},
     )
+    # One tap, asked only where the maker may declare it (HandShape.moon).
+    moon = forms.BooleanField(label="Shoot the moon?", required=False)
     dropped = forms.MultipleChoiceField(
         label="Dropped out", required=False, widget=forms.CheckboxSelectMultiple
     )
@@ -370,7 +371,8 @@ class HandForm(WriteForm):
         before a turned club). A player who must play but is ticked as dropped stays ticked:
         the engine says why they can't drop out, as it will on a Save."""
         data = self.data.copy()
-        for question in (rules.ASK_MAKER, rules.ASK_TRUMP, rules.ASK_BID, rules.ASK_DROPPED):
+        questions = (rules.ASK_MAKER, rules.ASK_TRUMP, rules.ASK_BID, rules.ASK_MOON)
+        for question in (*questions, rules.ASK_DROPPED):
             if not self.asks(question) and question in data:
                 del data[question]
         return data
@@ -436,7 +438,7 @@ class HandForm(WriteForm):
                 "filled": p in filled,
                 "must_play": shape.must_play.get(p),
                 "why": rules.why_must_play(self.state, shape, p),
-                "score": self.state.scores[p],
+                "score": self.state.shown(p),
             }
 
     def _sent_tricks(self) -> dict:
@@ -467,7 +469,11 @@ class HandForm(WriteForm):
             return data
         if shape.redeal:
             hand = rules.Hand(
-                data["upcard"], passed=True, dropped=self._dropped(), tricks=self._sent_tricks()
+                data["upcard"],
+                passed=True,
+                dropped=self._dropped(),
+                tricks=self._sent_tricks(),
+                moon=bool(data.get("moon")),
             )
             return self._score(data, hand)
         # The next question not yet answered, in the order the engine asks them.
@@ -490,6 +496,7 @@ class HandForm(WriteForm):
             bid=data.get("bid"),
             dropped=self._dropped(),
             tricks=self._sent_tricks(),
+            moon=bool(data.get("moon")),
         )
         return self._score(data, hand)
 
@@ -497,7 +504,8 @@ class HandForm(WriteForm):
         try:
             _, self.result = rules.play(self.state, hand)
         except rules.RuleError as e:
-            field = e.field if e.field in ("upcard", "maker", "trump", "bid", "dropped") else None
+            asked = ("upcard", "maker", "trump", "bid", "moon", "dropped")
+            field = e.field if e.field in asked else None
             self.add_error(field, self._words_for_blanks(e) or e.message)
             return data
         self.hand = hand
@@ -548,6 +556,7 @@ class HandForm(WriteForm):
             "maker": maker,
             "trump": hand.trump if hand.trump in rules.SUITS else None,
             "bid": hand.bid,
+            "moon": hand.moon,
             "dropped": list(hand.dropped),
         }
         for i, p in enumerate(players):

@@ -21,8 +21,10 @@ FORMAT = "buck-euchre/1"
 TOP_KEYS = {"format", "rules", "stakes", "players", "first_dealer", "played_at", "hands"}
 REQUIRED_KEYS = TOP_KEYS - {"stakes", "played_at"}
 STAKE_KEYS = rules.STAKE_NAMES
-HAND_KEYS = {"upcard", "trump", "maker", "bid", "dropped", "tricks", "passed", "dealer"}
-PASSED_KEYS = {"upcard", "passed", "dealer"}
+HAND_KEYS = {"upcard", "trump", "maker", "bid", "moon", "dropped", "tricks", "passed", "dealer"}
+# A redealt hand says no more than this; "moon" is let through for the engine to say that a
+# passed hand has no moon (bad_moon), "moon": false being allowed anywhere.
+PASSED_KEYS = {"upcard", "passed", "dealer", "moon"}
 # ISO 8601 (extended format) with a UTC offset: "2026-11-28T19:30:00-06:00", "…T01:30Z".
 INSTANT = re.compile(
     r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}(:[0-9]{2}(\.[0-9]{1,6})?)?(Z|[+-][0-9]{2}:[0-9]{2})"
@@ -210,6 +212,9 @@ def _hand(value, number: int) -> Hand:
     for key in ("maker", "dealer"):
         if value.get(key) is not None and not isinstance(value[key], str):
             raise _bad(f"{what}: {key} must be a name.", number)
+    moon = value.get("moon", False)
+    if not isinstance(moon, bool):
+        raise _bad(f"{what}: moon must be true or false.", number)
     tricks = value.get("tricks", {})
     if not isinstance(tricks, dict):
         raise _bad(f"{what}: tricks must map each player who played to their tricks.", number)
@@ -222,6 +227,7 @@ def _hand(value, number: int) -> Hand:
         tricks=_tricks(tricks, number),
         passed=passed,
         dealer=_name(value.get("dealer")),
+        moon=moon,
     )
 
 
@@ -359,6 +365,8 @@ def dump_hand(hand: Hand) -> dict:
         for key in ("trump", "maker", "bid"):
             if getattr(hand, key) is not None:
                 out[key] = getattr(hand, key)
+        if hand.moon:
+            out["moon"] = True
         if hand.dropped:
             out["dropped"] = list(hand.dropped)
         out["tricks"] = dict(hand.tricks)

@@ -16,19 +16,20 @@ from dataclasses import astuple, dataclass, field, fields, replace
 SUITS = ("clubs", "diamonds", "hearts", "spades")
 NO_TRUMP = "none"
 TRICKS = 5  # every hand has exactly five tricks, whatever the number of players (§1)
-SEAT_COUNTS = (3, 4)
+SEAT_COUNTS = (3, 4, 5, 6)  # 5 or 6 play with the 8s (and 7s) added: 5 cards each (§1)
 
 ORDER_UP, TRICK_BIDDING = "order_up", "tricks"
 NO_TRUMP_HAND, REDEAL = "no_trump", "redeal"
 TIES = ("lowest", "share", "play_on")
-SWEEP, ZERO = "sweep", "zero"
+MOON, SWEEP, ZERO = "moon", "sweep", "zero"  # how a match was won (§5)
 # Why a player may not drop out of a hand (§3), most telling first.
 MAKER, TURNED, NO_TRUMP_PLAYED, LOW_SCORE = "maker", "turned", "no_trump", "low_score"
 # The questions a hand can ask once its upcard is known, in the order a table answers them.
-ASK_MAKER, ASK_TRUMP, ASK_BID, ASK_DROPPED, ASK_TRICKS = (
+ASK_MAKER, ASK_TRUMP, ASK_BID, ASK_MOON, ASK_DROPPED, ASK_TRICKS = (
     "maker",
     "trump",
     "bid",
+    "moon",
     "dropped",
     "tricks",
 )
@@ -75,6 +76,9 @@ class Ruleset:
     sweep_wins: bool = True
     lone_maker_sweeps: bool = True
     ties: str = "lowest"
+    cap_at_start: bool = False  # a penalty stops at the starting score (§4)
+    moon: bool = False  # a maker on the board may shoot the moon (§4, §5)
+    count_up: bool = False  # shown counted up to the target; the engine counts down (§7)
 
     def options(self) -> dict:
         """Every option by name, as the match file writes them."""
@@ -121,7 +125,7 @@ MAX_POINTS = 1_000_000
 # What each option accepts, and how a player would say it.
 OPTION_CHECKS = {
     "starting_score": (_int(1, MAX_POINTS), f"a whole number from 1 to {MAX_POINTS:,}"),
-    "players": (_seat_counts, "a list of seat counts, 3 and/or 4"),
+    "players": (_seat_counts, "a list of seat counts from 3 to 6"),
     "auto_trump": (_one_of(*SUITS, nullable=True), "a suit or null"),
     "auto_trump_dealer_needs": (_int(1, TRICKS, nullable=True), "a number from 1 to 5, or null"),
     "bidding": (_one_of(ORDER_UP, TRICK_BIDDING), '"order_up" or "tricks"'),
@@ -140,6 +144,9 @@ OPTION_CHECKS = {
     "sweep_wins": (lambda v: isinstance(v, bool), "true or false"),
     "lone_maker_sweeps": (lambda v: isinstance(v, bool), "true or false"),
     "ties": (_one_of(*TIES), '"lowest", "share" or "play_on"'),
+    "cap_at_start": (lambda v: isinstance(v, bool), "true or false"),
+    "moon": (lambda v: isinstance(v, bool), "true or false"),
+    "count_up": (lambda v: isinstance(v, bool), "true or false"),
 }
 
 
@@ -257,6 +264,29 @@ PRESETS = {
             ),
             left_open=("set_penalty",),
         ),
+        # Dirty Clubs as zaudtke/nobody-keeps-score writes it (docs/nks-dirty-clubs-spec.md):
+        # counted up to 15, a "bump" for falling short that never goes below 0 counted up.
+        Preset(
+            "dirty-clubs-up",
+            "Dirty Clubs, counted up",
+            "3 to 6 players, counting up to 15. Bid for tricks (2 to 5); nobody bids: redeal. "
+            "At 13 or more you may not drop out. A maker who has played may shoot the moon. "
+            "25¢ a game and 10¢ a bump.",
+            replace(
+                _standard,
+                players=(3, 4, 5, 6),
+                starting_score=15,
+                bidding=TRICK_BIDDING,
+                all_pass=REDEAL,
+                no_drop_at_or_below=2,
+                sweep_wins=False,
+                ties="play_on",
+                cap_at_start=True,
+                moon=True,
+                count_up=True,
+            ),
+            Stakes(per_game=25, per_set=10),
+        ),
     ]
 }
 
@@ -325,7 +355,7 @@ def name_key(name: str) -> str:
 def check_table(ruleset: Ruleset, players: list[str] | tuple[str, ...], first_dealer: str):
     """Raise `bad_table` unless the seats suit the rules."""
     if len(players) not in ruleset.players:
-        counts = " or ".join(str(n) for n in ruleset.players)
+        counts = _or([str(n) for n in ruleset.players])
         raise RuleError(
             "bad_table",
             f"These rules are for {counts} players, not {len(players)}.",
@@ -415,6 +445,7 @@ class Hand:
     tricks: dict = field(default_factory=dict)
     passed: bool = False
     dealer: str | None = None
+    moon: bool = False  # the maker declared the moon: all five tricks (§4)
 
 
 def respell(hand: Hand, spelling: dict[str, str]) -> Hand:
@@ -451,6 +482,9 @@ class HandShape:
     passed: bool = False  # everybody passed
     asks: tuple[str, ...] = ()  # the questions still to put to the table, in order
     tricks: int = TRICKS  # tricks in the hand (§1)
+    # The maker may declare the moon: the rules play it and the maker is on the board (§4);
+    # where tricks are bid, only on a bid of 5.
+    moon: bool = False
 
     @property
     def redeal(self) -> bool:
@@ -467,6 +501,8 @@ class HandShape:
         rules say; None with no maker."""
         if self.maker is None:
             return None
+        if hand.moon:
+            return self.tricks
         return hand.bid if self.asks_bid else self.needs
 
     def fill_in(self, tricks: dict) -> dict:
@@ -491,6 +527,11 @@ def join_names(names) -> str:
     return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
 
 
+def _or(words: list[str]) -> str:
+    """ "3", "3 or 4", "3, 4, 5 or 6"."""
+    return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " or " + words[-1]
+
+
 def _is(names) -> str:
     return "is" if len(names) == 1 else "are"
 
@@ -509,11 +550,24 @@ class HandResult:
     # After the hand, like `scores`: the hands each player has fallen short so far (§6), as
     # `MatchState.sets` holds them.
     sets: dict = field(default_factory=dict)
+    moon: str | None = None  # the maker who declared the moon (§4)
+
+    @property
+    def moon_made(self) -> bool:
+        """The moon was declared and the maker took every trick."""
+        return self.moon is not None and self.hand.tricks.get(self.moon) == self.shape.tricks
+
+    @property
+    def moon_missed(self) -> str | None:
+        """The maker who declared the moon and missed it: two hands fallen short (§6)."""
+        return self.moon if self.moon is not None and not self.moon_made else None
 
     @property
     def short(self) -> tuple[str, ...]:
-        """Who fell short, for money per set (§6): set, or played and took no trick."""
-        return tuple(dict.fromkeys(self.set + self.euchred))
+        """Who fell short, for money per set (§6): set, played and took no trick, or missed
+        the moon."""
+        missed = (self.moon_missed,) if self.moon_missed else ()
+        return tuple(dict.fromkeys(self.set + self.euchred + missed))
 
 
 @dataclass(frozen=True)
@@ -536,6 +590,16 @@ class MatchState:
     def left_of(self, name: str) -> str:
         return self.players[(self.players.index(name) + 1) % len(self.players)]
 
+    def on_board(self, player: str) -> bool:
+        """Whether `player` played (did not drop out of) an earlier hand: took a trick or fell
+        short (§4). A score moves down only by tricks taken and up only by a penalty, which is
+        falling short, so the scores and `sets` tell it without another fold."""
+        return self.sets.get(player, 0) > 0 or self.scores[player] != self.ruleset.starting_score
+
+    def shown(self, player: str) -> int:
+        """A score as the table sees it (§7 `count_up`)."""
+        return shown_score(self.ruleset, self.scores[player])
+
     def must_play(self) -> tuple[str, ...]:
         """Who may not drop out of the next hand because of their score (§3)."""
         limit = self.ruleset.no_drop_at_or_below
@@ -555,11 +619,17 @@ class MatchState:
         asks: tuple[str, ...]
         if automatic:
             maker = self.dealer if r.auto_trump_dealer_needs is not None else None
+        elif passed:
+            maker = None
+        # A moon needs a maker, and one on the board (§4).
+        moon = r.moon and maker is not None and self.on_board(maker)
+        ask_moon = (ASK_MOON,) if moon else ()
+        if automatic:
             needs = r.auto_trump_dealer_needs if maker else None
-            trump, asks = upcard, (ASK_TRICKS,)
+            trump, asks = upcard, ask_moon + (ASK_TRICKS,)
             must_play = dict.fromkeys(self.players, TURNED)
         elif passed:
-            maker, needs, trump = None, None, NO_TRUMP
+            needs, trump = None, NO_TRUMP
             redeal = r.all_pass == REDEAL
             asks = (ASK_MAKER,) if redeal else (ASK_MAKER, ASK_TRICKS)
             must_play = {} if redeal else dict.fromkeys(self.players, NO_TRUMP_PLAYED)
@@ -567,7 +637,8 @@ class MatchState:
             needs, trump = (None if bidding else r.maker_needs), None
             asks = (ASK_MAKER,)
             if maker is not None:
-                asks += (ASK_TRUMP,) + ((ASK_BID,) if bidding else ()) + (ASK_DROPPED, ASK_TRICKS)
+                asks += (ASK_TRUMP,) + ((ASK_BID,) if bidding else ()) + ask_moon
+                asks += (ASK_DROPPED, ASK_TRICKS)
             must_play = dict.fromkeys(self.must_play(), LOW_SCORE)
         if maker is not None:
             must_play[maker] = MAKER
@@ -584,7 +655,15 @@ class MatchState:
             must_play={p: must_play[p] for p in self.players if p in must_play},
             passed=passed,
             asks=asks,
+            moon=moon,
         )
+
+
+def shown_score(ruleset: Ruleset, score: int) -> int:
+    """A score as the table sees it: with `count_up`, the points earned towards the target,
+    counted up from 0; else as the engine keeps it, counting down (§7). The engine, the match
+    file and `replay` always count down."""
+    return ruleset.starting_score - score if ruleset.count_up else score
 
 
 # Why a player can't drop out (`HandShape.must_play`), in words: `p` is the player, `turned`
@@ -595,6 +674,9 @@ MUST_PLAY_WORDS = {
     NO_TRUMP_PLAYED: "Nobody may drop out of a no-trump hand, so {p} must play.",
     LOW_SCORE: "{p} is at {score}, and at {limit} or below a player can't drop out.",
 }
+# LOW_SCORE where the scores are shown counted up (§7 `count_up`): the same rule, in the
+# numbers the table sees.
+LOW_SCORE_UP_WORDS = "{p} is at {score}, and at {limit} or above a player can't drop out."
 
 
 def why_must_play(state: MatchState, shape: HandShape, player: str) -> str | None:
@@ -604,11 +686,17 @@ def why_must_play(state: MatchState, shape: HandShape, player: str) -> str | Non
     why = shape.must_play.get(player)
     if why is None:
         return None
-    return MUST_PLAY_WORDS[why].format(
+    r = state.ruleset
+    words = MUST_PLAY_WORDS[why]
+    limit = r.no_drop_at_or_below
+    if why == LOW_SCORE and r.count_up:
+        assert limit is not None  # a low score is one at or below the limit
+        words, limit = LOW_SCORE_UP_WORDS, shown_score(r, limit)
+    return words.format(
         p=player,
         turned=shape.upcard[:-1],
-        score=state.scores[player],
-        limit=state.ruleset.no_drop_at_or_below,
+        score=state.shown(player),
+        limit=limit,
     )
 
 
@@ -650,8 +738,10 @@ def _check(state: MatchState, hand: Hand) -> HandShape:
     shape = state.shape(hand.upcard, hand.maker, hand.passed or hand.trump == NO_TRUMP)
     if hand.passed:
         _check_redeal(state.ruleset, hand, shape)
+        _check_moon(state, hand, shape)
         return shape
     _check_trump_and_maker(state.ruleset, hand, shape)
+    _check_moon(state, hand, shape)
     _check_drops(state, hand, shape)
     _check_tricks(state, hand, shape)
     return shape
@@ -765,6 +855,38 @@ def _check_trump_and_maker(r: Ruleset, hand: Hand, shape: HandShape) -> None:
             raise RuleError("bad_bid", "With these rules trump is ordered up, not bid for.", "bid")
 
 
+def _check_moon(state: MatchState, hand: Hand, shape: HandShape) -> None:
+    """A moon only where the rules play it, by a maker on the board, on a bid of 5 (§4)."""
+    if not hand.moon:
+        return
+    maker = shape.maker
+    if not state.ruleset.moon:
+        who = f", so {maker} can't declare it" if maker else ""
+        raise RuleError("bad_moon", f"These rules have no shooting the moon{who}.", "moon")
+    if hand.passed:
+        raise RuleError("bad_moon", "Everybody passed, so nobody can shoot the moon.", "moon")
+    if maker is None:
+        why = (
+            f"nobody makes trump when a {hand.upcard[:-1]} is turned"
+            if shape.automatic
+            else "a no-trump hand has no maker"
+        )
+        raise RuleError("bad_moon", f"Only a maker can shoot the moon, and {why}.", "moon")
+    if not state.on_board(maker):
+        raise RuleError(
+            "bad_moon",
+            f"{maker} can't shoot the moon: {maker} hasn't taken a trick or fallen short yet "
+            "this match.",
+            "moon",
+        )
+    if shape.asks_bid and hand.bid != TRICKS:
+        raise RuleError(
+            "bad_moon",
+            f"{maker} can't shoot the moon on a bid of {hand.bid}: the moon is a bid of {TRICKS}.",
+            "bid",
+        )
+
+
 def _check_drops(state: MatchState, hand: Hand, shape: HandShape) -> None:
     """Only those the rules let drop out did, and nobody both dropped out and played (§3)."""
     for p in hand.dropped:
@@ -827,15 +949,22 @@ def _outcome(state: MatchState, hand: Hand, shape: HandShape) -> tuple[dict, tup
             continue  # dropped, or nobody played
         # With no set penalty the maker is scored like everyone else who played (§4).
         if p == shape.maker and r.set_penalty is not None and took < needs:
-            changes[p] = r.set_penalty
+            changes[p] = _penalty(r, state.scores[p], r.set_penalty)
             set_.append(p)
         elif took == 0:
-            changes[p] = r.zero_trick_penalty
+            changes[p] = _penalty(r, state.scores[p], r.zero_trick_penalty)
         else:
             changes[p] = -took
         if took == 0:
             euchred.append(p)
     return changes, tuple(set_), tuple(euchred)
+
+
+def _penalty(r: Ruleset, score: int, penalty: int) -> int:
+    """A penalty, stopped at the starting score with `cap_at_start` (§4)."""
+    if r.cap_at_start:
+        return max(0, min(penalty, r.starting_score - score))
+    return penalty
 
 
 def play(state: MatchState, hand: Hand) -> tuple[MatchState, HandResult]:
@@ -844,10 +973,14 @@ def play(state: MatchState, hand: Hand) -> tuple[MatchState, HandResult]:
     r = state.ruleset
     changes, set_, euchred = _outcome(state, hand, shape)
     scores = {p: state.scores[p] + changes[p] for p in state.players}
+    moon = shape.maker if hand.moon else None
+    moon_made = moon is not None and hand.tricks.get(moon) == shape.tricks
+    missed = moon if moon is not None and not moon_made else None
     short = set_ + euchred
     sets = state.sets
-    if short:
-        sets = {p: n + (p in short) for p, n in sets.items()}
+    if short or missed:
+        # A missed moon counts as two hands fallen short, whatever set_penalty says (§6).
+        sets = {p: n + (2 if p == missed else p in short) for p, n in sets.items()}
     sweep = None
     if r.sweep_wins and not hand.passed:
         for p, took in hand.tricks.items():
@@ -856,7 +989,10 @@ def play(state: MatchState, hand: Hand) -> tuple[MatchState, HandResult]:
                 sweep = p
     winners: tuple[str, ...] = ()
     won_by: str | None = None
-    if sweep:
+    if moon_made:
+        assert moon is not None
+        winners, won_by = (moon,), MOON
+    elif sweep:
         winners, won_by = (sweep,), SWEEP
     elif not hand.passed:
         low = min(scores.values())
@@ -890,6 +1026,7 @@ def play(state: MatchState, hand: Hand) -> tuple[MatchState, HandResult]:
         set=set_,
         euchred=euchred,
         sets=sets,
+        moon=moon,
     )
     return after, result
 
@@ -1106,3 +1243,24 @@ def tallies(start: MatchState, results: list[HandResult]) -> dict[str, Tally]:
             c["sweeps"] += took == TRICKS
             c["points"] += result.changes[p]
     return {p: Tally(**c) for p, c in counts.items()}
+
+
+@dataclass(frozen=True)
+class Moons:
+    """One player's moons over some played hands (§12); they add up. Kept apart from Tally,
+    each of whose counts is a column of the stored results."""
+
+    declared: int = 0  # hands they declared the moon
+    made: int = 0  # of those, hands they took all five tricks
+
+    def __add__(self, other: Moons) -> Moons:
+        return Moons(self.declared + other.declared, self.made + other.made)
+
+
+def moons(start: MatchState, results: list[HandResult]) -> dict[str, Moons]:
+    """Each player's Moons over a match, from its start and the results `replay` gives."""
+    counts = dict.fromkeys(start.players, Moons())
+    for result in results:
+        if result.moon is not None:
+            counts[result.moon] += Moons(1, int(result.moon_made))
+    return counts

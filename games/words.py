@@ -105,7 +105,10 @@ def winners(names) -> str:
 
 
 def won_by(how: str | None) -> str:
-    """How the match was won (`MatchState.won_by`): "took all five tricks", "reached zero"."""
+    """How the match was won (`MatchState.won_by`): "shot the moon", "took all five tricks",
+    "reached zero"."""
+    if how == rules.MOON:
+        return "shot the moon"
     return "took all five tricks" if how == rules.SWEEP else "reached zero"
 
 
@@ -147,14 +150,20 @@ def rules_in_words(
     rule). `preset` names the written rules the match started from, for what they leave to
     the house (`rules.Preset.left_open`)."""
     r = ruleset
-    seats = " or ".join(str(n) for n in r.players)
+    seats = [str(n) for n in r.players]
+    seats_said = seats[0] if len(seats) == 1 else ", ".join(seats[:-1]) + " or " + seats[-1]
     redeal = ", a redeal included" if r.all_pass == rules.REDEAL else ""
+    shown = (
+        f" The board shows each score counted up, as the points taken toward {r.starting_score}."
+        if r.count_up
+        else ""
+    )
     out = [
         (
             "The table",
-            f"{seats} players, each for themselves, start at {r.starting_score} and count down "
-            "toward zero. Every hand has five tricks, and the deal passes to the left after "
-            f"each one{redeal}.",
+            f"{seats_said} players, each for themselves, start at {r.starting_score} and count "
+            "down toward zero. Every hand has five tricks, and the deal passes to the left after "
+            f"each one{redeal}.{shown}",
         ),
         ("The deal", _deal(r)),
         (
@@ -228,6 +237,8 @@ def rules_in_words(
         f"{maker} Anyone else who played and took no trick gets "
         f"+{_points(r.zero_trick_penalty)}."
     )
+    if r.cap_at_start:
+        scoring += f" A penalty never takes a score above {r.starting_score}: it stops there."
     known = rules.PRESETS.get(preset or "")
     if known and "set_penalty" in known.left_open:
         scoring += (
@@ -252,8 +263,18 @@ def rules_in_words(
             "goes on until after some hand one player alone is lowest."
         ),
     }[r.ties]
+    moon = (
+        "A maker who has played an earlier hand may shoot the moon (with a bid of 5 where "
+        "tricks are bid): taking all five wins the match at once; missing it is a set that "
+        "counts as two hands fallen short. "
+        if r.moon
+        else ""
+    )
     out.append(
-        ("The end", f"{sweep}Otherwise the match ends once a score is at or below zero: {ties}")
+        (
+            "The end",
+            f"{moon}{sweep}Otherwise the match ends once a score is at or below zero: {ties}",
+        )
     )
     out.append(("Stakes", stakes_in_words(stakes, r)))
     return out
@@ -263,8 +284,14 @@ def _deal(r: rules.Ruleset) -> str:
     """The deck, the widow and the upcard (docs/rules.md §1): the 24-card deck for three
     players as for four."""
     three = " (with three players too)" if 3 in r.players else ""
+    more = ""
+    if max(r.players) > 4:
+        more = (
+            " Five or six players add the 8s, or the 7s and 8s, so that everyone still gets "
+            "five cards."
+        )
     return (
-        f"Each player is dealt five cards from the 24-card Euchre deck, 9 to Ace{three}. "
+        f"Each player is dealt five cards from the 24-card Euchre deck, 9 to Ace{three}.{more} "
         "The cards left over are the widow (the kitty): nobody plays them, so all five "
         "tricks go to the players. Its top card is turned up: the upcard."
     )
@@ -358,6 +385,12 @@ def owes_words(stakes: rules.Stakes, score: int, short: int) -> str:
     return " + ".join(terms)
 
 
+def change_shown(ruleset: rules.Ruleset, change: int) -> int:
+    """A change of score as the table sees it: with `count_up`, points earned (a trick is +1,
+    a penalty −5); else as the engine counts, down (§7)."""
+    return -change if ruleset.count_up else change
+
+
 def hand_in_words(result: rules.HandResult) -> str:
     """A hand in a few words: "♥ turned · Bob ordered up · Cat out"."""
     hand, shape = result.hand, result.shape
@@ -366,9 +399,12 @@ def hand_in_words(result: rules.HandResult) -> str:
         return f"{turned} · all passed: redeal"
     if hand.trump == rules.NO_TRUMP:
         return f"{turned} · all passed: no trump"
+    moon = ""
+    if result.moon:
+        moon = f" · {result.moon} shot the moon" + ("" if result.moon_made else " and missed")
     if shape.automatic:
         made = f"{shape.maker} (dealer) must take {shape.needs}" if shape.maker else "all play"
-        return f"{turned} · {made}"
+        return f"{turned} · {made}{moon}"
     assert hand.trump is not None  # the engine refuses a hand made without trump
     trump = SUIT_SYMBOLS[hand.trump]
     if hand.bid is not None:
@@ -378,7 +414,7 @@ def hand_in_words(result: rules.HandResult) -> str:
     else:
         made = f"{hand.maker} named {trump}"
     out = f" · {', '.join(hand.dropped)} out" if hand.dropped else ""
-    return f"{turned} · {made}{out}"
+    return f"{turned} · {made}{moon}{out}"
 
 
 # Plain words for the house-rules choices.
@@ -391,7 +427,14 @@ CHOICE_WORDS = {
         ("share", "All at or below 0 share"),
         ("play_on", "Play on until one is lowest"),
     ],
-    "players": [("3", "3"), ("4", "4"), ("3,4", "3 or 4")],
+    "players": [
+        ("3", "3"),
+        ("4", "4"),
+        ("5", "5"),
+        ("6", "6"),
+        ("3,4", "3 or 4"),
+        ("3,4,5,6", "3 to 6"),
+    ],
     "auto_trump_dealer_needs": [("null", "No maker: all need 1")]
     + [(str(n), f"Dealer makes it, needs {n}") for n in range(1, rules.TRICKS + 1)],
     "no_drop_at_or_below": [("null", "Anyone may drop")]
@@ -400,6 +443,9 @@ CHOICE_WORDS = {
     "set_penalty": [(str(n), f"+{n}") for n in range(0, 26)] + [("null", "Just counts tricks")],
     "sweep_wins": [("true", "Yes"), ("false", "No")],
     "lone_maker_sweeps": [("true", "Yes"), ("false", "No")],
+    "cap_at_start": [("true", "Yes"), ("false", "No")],
+    "moon": [("true", "Yes"), ("false", "No")],
+    "count_up": [("true", "Yes"), ("false", "No")],
 }
 OPTION_LABELS = {
     "starting_score": "Starting score",
@@ -416,6 +462,9 @@ OPTION_LABELS = {
     "sweep_wins": "All five tricks wins the match",
     "lone_maker_sweeps": "…even for a maker everyone left alone",
     "ties": "Several at or below 0",
+    "cap_at_start": "Penalties stop at the starting score",
+    "moon": "A maker may shoot the moon",
+    "count_up": "Show scores counting up",
 }
 
 

@@ -149,6 +149,7 @@ def enter_hand(
     dropped=(),
     tricks=None,
     on_one_screen=False,
+    moon=False,
 ):
     """Tap a hand in as a player would, tapping the tricks of the players in `tricks` (the
     last player's fill in by themselves); returns the number of taps it took. With
@@ -164,6 +165,9 @@ def enter_hand(
     if bid:
         expect(page.locator("fieldset.bids")).to_be_visible()
         taps += tap(page, "bids", str(bid), on_one_screen)
+    if moon:
+        expect(page.locator("fieldset.moon")).to_be_visible()
+        taps += tap(page, "moon", "1", on_one_screen)
     for name in dropped:
         expect(page.locator("fieldset.drops")).to_be_visible()
         taps += tap(page, "drops", name, on_one_screen)

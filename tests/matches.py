@@ -7,15 +7,18 @@ from games import matchfile, rules
 from games.rules import NO_TRUMP, REDEAL, SUITS, Hand, MatchState
 
 TABLE = ("Ann", "Bob", "Cat", "Dan")
+SIX = (*TABLE, "Eve", "Fay")  # for rules that seat 5 or 6 (the app stores 3 or 4 so far)
 
 
-def random_hand(state: MatchState, rnd: random.Random) -> Hand:
-    """A hand that the rules accept, of any kind the state's ruleset allows."""
+def random_hand(state: MatchState, rnd: random.Random, moons: bool = False) -> Hand:
+    """A hand that the rules accept, of any kind the state's ruleset allows; with `moons`,
+    a maker who may shoot the moon sometimes does (the app does not store a moon yet)."""
     shape = state.shape(rnd.choice(SUITS))
     players = state.players
-    maker, trump, bid, dropped = None, None, None, []
+    maker, trump, bid, dropped, moon = None, None, None, [], False
     if shape.automatic:
         trump = rnd.choice([None, shape.trump])
+        moon = moons and shape.moon and rnd.random() < 0.3
         maker = rnd.choice([None, shape.maker])
     elif rnd.random() < 0.15:
         if shape.all_pass == REDEAL:
@@ -26,26 +29,36 @@ def random_hand(state: MatchState, rnd: random.Random) -> Hand:
         trump = rnd.choice([shape.upcard, rnd.choice(SUITS)])
         if shape.asks_bid:
             bid = rnd.choice(shape.bids)
+        if moons and state.shape(shape.upcard, maker).moon and rnd.random() < 0.3:
+            moon, bid = True, (rules.TRICKS if shape.asks_bid else None)
         droppable = [p for p in players if p != maker and p not in shape.must_play]
         dropped = [p for p in droppable if rnd.random() < 0.4]
     playing = [p for p in players if p not in dropped]
     tricks = dict.fromkeys(playing, 0)
     for _ in range(rules.TRICKS):
         tricks[rnd.choice(playing)] += 1
-    return Hand(shape.upcard, trump, maker, bid, tuple(dropped), tricks)
+    if moon and rnd.random() < 0.5:
+        tricks = dict.fromkeys(playing, 0) | {maker or shape.maker: rules.TRICKS}
+    return Hand(shape.upcard, trump, maker, bid, tuple(dropped), tricks, moon=moon)
 
 
 def random_match(
-    rnd: random.Random, preset: str, max_hands: int = 200, **overrides
+    rnd: random.Random,
+    preset: str,
+    max_hands: int = 200,
+    names: tuple[str, ...] = TABLE,
+    moons: bool = False,
+    **overrides,
 ) -> matchfile.Match:
-    """A valid match of `preset`, played until it ends or has `max_hands` hands."""
+    """A valid match of `preset`, played until it ends or has `max_hands` hands, seated from
+    `names` (at most as many as `names` has)."""
     ruleset = rules.make_ruleset(preset, **overrides)
-    players = TABLE[: rnd.choice(ruleset.players)]
+    players = names[: rnd.choice(ruleset.players)]
     first = rnd.choice(players)
     state = rules.new_match(ruleset, players, first)
     hands = []
     while not state.finished and len(hands) < max_hands:
-        hand = random_hand(state, rnd)
+        hand = random_hand(state, rnd, moons)
         state, _ = rules.play(state, hand)
         hands.append(hand)
     stakes = rules.Stakes(rnd.choice([0, 100]), rnd.choice([0, 5, 10]), rnd.choice([0, 25]))

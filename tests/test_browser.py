@@ -1031,3 +1031,49 @@ def test_a_board_left_open_by_a_member_an_owner_removed_clears_and_stops_asking(
     assert [u for u in asked if "/matches/" in u] == []
     assert errors == []
     friends.close()
+
+
+@ON_BOTH_PHONES
+@pytest.mark.parametrize("seats", [5, 6])
+def test_five_or_six_count_up_and_a_moon_made_ends_the_match(page: Page, live_server, phone, seats):
+    assert page.viewport_size == phone
+    names = ["Ann", "Bob", "Cat", "Dan", "Eve", "Fay"][:seats]
+    signed_in(page, live_server.url, f"moon{seats}")
+    page.get_by_role("link", name="New match").click()
+    expect(page.locator("#id_seat_4")).to_be_hidden()  # the standard preset is for 3 or 4
+    snap(page, f"moon-new-match-{seats}")
+    page.go_back()
+    new_match(page, "Dirty Clubs, counted up", names, names[-1])
+    snap(page, f"moon-board-{seats}")
+    # Hand 1: Ann bids 3 and makes it; Dan drops; the last to play fills in with none.
+    enter_hand(
+        page,
+        "hearts",
+        maker="Ann",
+        trump="spades",
+        bid=3,
+        dropped=["Dan"],
+        tricks={"Ann": 3, "Bob": 1, "Cat": 1},
+        on_one_screen=True,
+    )
+    shown = scores(page)
+    assert (shown["Ann"], shown["Bob"], shown["Dan"]) == (3, 1, 0)  # counted up
+    # Hand 2: Ann is on the board: one tap shoots the moon, and all five win it.
+    tap(page, "upcard", "diamonds")
+    tap(page, "makers", "Ann")
+    expect(page.locator("fieldset.moon")).to_be_visible()
+    tap(page, "makers", "Dan")
+    expect(page.locator("fieldset.moon")).to_be_hidden()  # Dan has not played yet
+    tap(page, "makers", "Ann")
+    tap(page, "bids", "5")
+    tap(page, "moon", "1")
+    snap(page, f"moon-hand-form-{seats}")
+    page.screenshot(path=f"/tmp/app36-shots/viewport-{seats}-{phone['height']}.png")
+    no_axe_violations(page)
+    chip(page, "Ann", 5, on_one_screen=True)
+    expect(page.locator(".status .preview")).to_be_visible()
+    in_reach(page, page.get_by_role("button", name="Save hand 2"))
+    page.get_by_role("button", name="Save hand 2").click()
+    expect(page.locator(".result h2")).to_have_text(re.compile(r"Ann\s+wins"))
+    expect(page.locator(".result")).to_contain_text("Shot the moon.")
+    snap(page, f"moon-won-{seats}")

@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 from games import matchfile, rules, words
 from games.models import (
     STAKED,
+    TALLY_FIELDS,
     VERDICT_COLUMNS,
     Group,
     Hand,
@@ -307,7 +308,7 @@ def test_export_of_a_missing_match_fails(db):
 
 # --- The stored verdict: each seat's result, true to a replay ------------------------------
 
-RESULT_FIELDS = ["seat", "score", "won", "net_cents", "short", *rules.Tally.__dataclass_fields__]
+RESULT_FIELDS = ["seat", "score", "won", "net_cents", "short", *TALLY_FIELDS]
 
 
 def assert_results_are_a_replay(match):

@@ -128,11 +128,12 @@ def test_each_preset_is_the_written_rule_set(name, expected):
     assert r.min_bid == 2 and r.lone_maker_sweeps
 
 
-def test_every_preset_is_described_and_only_spades_21_has_stakes():
-    assert set(rules.PRESETS) == set(PRESET_TABLE)
+def test_every_preset_is_described_and_only_spades_21_and_dirty_clubs_up_have_stakes():
+    # dirty-clubs-up, the other tables' rules, has tests of its own (tests/test_moon.py).
+    assert set(rules.PRESETS) == {*PRESET_TABLE, "dirty-clubs-up"}
     for preset in rules.PRESETS.values():
         assert preset.label and len(preset.description) > 20
-    assert {n for n, p in rules.PRESETS.items() if p.stakes} == {"spades-21"}
+    assert {n for n, p in rules.PRESETS.items() if p.stakes} == {"spades-21", "dirty-clubs-up"}
     assert rules.PRESETS["spades-21"].stakes == Stakes(per_game=100, per_point=10)
     assert rules.PRESETS["three-widow"].label == "3 players (widow)"
 
@@ -143,7 +144,8 @@ def test_every_preset_is_described_and_only_spades_21_has_stakes():
         ("starting_score", 0),
         ("starting_score", "25"),
         ("starting_score", True),
-        ("players", [5]),
+        ("players", [7]),
+        ("players", [2, 3]),
         ("players", []),
         ("players", 4),
         ("auto_trump", "stars"),
@@ -559,9 +561,15 @@ def test_with_no_set_penalty_everyone_who_played_is_scored_by_tricks(preset, see
     short = dict.fromkeys(match.players, 0)
     for result in results:
         for p, took in result.hand.tricks.items():
-            assert result.changes[p] == (-took if took else 3)
+            before = result.scores[p] - result.changes[p]
+            assert result.changes[p] == (-took if took else capped(match.ruleset, before, 3))
             short[p] += took == 0
     assert state.sets == short
+
+
+def capped(r, before, penalty):
+    """A penalty as `cap_at_start` stops it at the starting score (§4)."""
+    return max(0, min(penalty, r.starting_score - before)) if r.cap_at_start else penalty
 
 
 def test_a_bidder_goes_down_by_tricks_taken_not_by_the_bid():
@@ -1148,10 +1156,11 @@ def test_every_hand_says_who_was_set_and_euchred_as_its_score_says(preset, seed,
         maker_short = shape.maker in played and played[shape.maker] < needs and not no_sets
         assert result.set == ((shape.maker,) if maker_short else ())
         for p in match.players:
+            before = result.scores[p] - result.changes[p]
             if p in result.set:
-                assert result.changes[p] == r.set_penalty
+                assert result.changes[p] == capped(r, before, r.set_penalty)
             elif p in result.euchred:
-                assert result.changes[p] == r.zero_trick_penalty
+                assert result.changes[p] == capped(r, before, r.zero_trick_penalty)
             else:
                 assert result.changes[p] == -played.get(p, 0)
     for p in match.players:

@@ -18,6 +18,7 @@ from py_mini_racer import MiniRacer
 
 from games import rules
 from games.rules import (
+    LOW_SCORE_UP_WORDS,
     MAX_POINTS,
     MAX_STAKE_CENTS,
     MUST_PLAY_WORDS,
@@ -31,7 +32,7 @@ from games.rules import (
     Stakes,
 )
 
-from .matches import TABLE, random_match
+from .matches import SIX, random_match
 
 RULES_JS = Path(__file__).resolve().parent.parent / "static" / "js" / "rules.js"
 
@@ -40,7 +41,7 @@ RULES_JS = Path(__file__).resolve().parent.parent / "static" / "js" / "rules.js"
 # test_every_option_of_the_rules_has_a_twin_and_values_to_try.
 DOMAINS = {
     "starting_score": [1, 3, 10, 25, 60, MAX_POINTS],
-    "players": [[3], [4], [3, 4]],
+    "players": [[3], [4], [5], [6], [3, 4], [3, 4, 5, 6]],
     "auto_trump": [*SUITS, None],
     "auto_trump_dealer_needs": [None, 1, 2, 3, 4, 5],
     "bidding": [ORDER_UP, TRICK_BIDDING],
@@ -53,13 +54,16 @@ DOMAINS = {
     "sweep_wins": [True, False],
     "lone_maker_sweeps": [True, False],
     "ties": list(TIES),
+    "cap_at_start": [True, False],
+    "moon": [True, False],
+    "count_up": [True, False],
 }
 SHAPES = ("upcard", "maker", "passed", "played")  # the shapes compared at each hand
 MIXED = 160  # tables with every option drawn at random
 MAX_HANDS = 40
 # Names a careless JavaScript map gets wrong: an object's own properties, and digits (which
 # an object puts before other keys).
-ODD_TABLE = ("__proto__", "10", "constructor", "2")
+ODD_TABLE = ("__proto__", "10", "constructor", "2", "hasOwnProperty", "toString")
 
 # What the phone would do with rules.js, in one call a match: fold the hands, and say at each
 # what the Python side says (test_twin builds the same from rules.py).
@@ -71,12 +75,16 @@ globalThis.twinTrace = function (text) {
     needed: R.needed(sh, h),
     why: Object.fromEntries(state.players.map((p) => [p, R.whyMustPlay(state, sh, p)])),
   });
+  const board = (state) => Object.fromEntries(state.players.map((p) => [p, R.onBoard(state, p)]));
+  const shown = (state) =>
+    Object.fromEntries(state.players.map((p) => [p, R.shown(state.ruleset, state.scores[p])]));
   let state = R.newMatch(m.ruleset, m.players, m.first_dealer);
   const start = state;
   const hands = m.hands.map((h, i) => {
     const probe = m.probes[i];
     const out = {
       must_play: R.mustPlay(state),
+      on_board: board(state),
       upcard: view(state, R.shape(state, h.upcard), h),
       maker: view(state, R.shape(state, h.upcard, probe.maker), h),
       passed: view(state, R.shape(state, h.upcard, null, true), h),
@@ -89,6 +97,7 @@ globalThis.twinTrace = function (text) {
       played: view(before, r.shape, h),
       number: r.number, dealer: r.dealer, changes: r.changes, scores: r.scores,
       sweep: r.sweep, set: r.set, euchred: r.euchred, short: r.short, sets: r.sets,
+      moon: r.moon, moon_made: r.moon_made, shown: shown(state),
       next_dealer: state.dealer, hands: state.hands, finished: R.finished(state),
       winners: state.winners, won_by: state.won_by, next_must_play: R.mustPlay(state),
     });
@@ -123,6 +132,7 @@ def _view(state, shape, hand):
         "tricks": shape.tricks,
         "trick_counts": list(shape.trick_counts),
         "redeal": shape.redeal,
+        "moon": shape.moon,
         "needed": shape.needed(hand),
         "why": {p: rules.why_must_play(state, shape, p) for p in state.players},
     }
@@ -135,6 +145,7 @@ def _python_trace(match, probes, stakes):
     for hand, probe in zip(match.hands, probes, strict=True):
         out = {
             "must_play": list(state.must_play()),
+            "on_board": {p: state.on_board(p) for p in state.players},
             "upcard": _view(state, state.shape(hand.upcard), hand),
             "maker": _view(state, state.shape(hand.upcard, probe["maker"]), hand),
             "passed": _view(state, state.shape(hand.upcard, None, True), hand),
@@ -153,6 +164,9 @@ def _python_trace(match, probes, stakes):
             "euchred": list(r.euchred),
             "short": list(r.short),
             "sets": r.sets,
+            "moon": r.moon,
+            "moon_made": r.moon_made,
+            "shown": {p: state.shown(p) for p in state.players},
             "next_dealer": state.dealer,
             "hands": state.hands,
             "finished": state.finished,
@@ -187,6 +201,7 @@ def _hand_json(hand):
         "dropped": list(hand.dropped),
         "tricks": hand.tricks,
         "passed": hand.passed,
+        "moon": hand.moon,
     }
 
 
@@ -194,7 +209,7 @@ def _words(why):
     """rules.js's reason for a player who must play, as rules.py words it."""
     if why is None:
         return None
-    words = MUST_PLAY_WORDS[why["code"]]
+    words = LOW_SCORE_UP_WORDS if why["up"] else MUST_PLAY_WORDS[why["code"]]
     return words.format(p=why["p"], turned=why["turned"], score=why["score"], limit=why["limit"])
 
 
@@ -255,9 +270,9 @@ def _both_sides(ctx):
     told = [lambda n: n, lambda n: n, lambda n: None, lambda n: rnd.randint(0, 5)]
     out = []
     for i, (preset, overrides) in enumerate(list(_tables(rnd))):
-        match = random_match(rnd, preset, max_hands=MAX_HANDS, **overrides)
+        match = random_match(rnd, preset, max_hands=MAX_HANDS, names=SIX, moons=True, **overrides)
         if rnd.random() < 0.25:
-            spelling = dict(zip(TABLE, ODD_TABLE, strict=True))
+            spelling = dict(zip(SIX, ODD_TABLE, strict=True))
             match = replace(
                 match,
                 players=tuple(spelling[p] for p in match.players),
@@ -322,9 +337,20 @@ def test_the_matches_reach_every_outcome_the_twin_computes(matches):
     reasons, ties_won, fills = set(), set(), set()
     counts = dict.fromkeys(["hands", "sweeps", "sets", "euchred", "redeals", "no_trump"], 0)
     counts |= dict.fromkeys(["shared", "leftover", "odd_names_won", "unfinished"], 0)
+    counts |= dict.fromkeys(["moons_made", "moons_missed", "capped", "five", "six"], 0)
     for _label, match, python, _js, end, stakes in matches:
+        counts["five"] += len(match.players) == 5
+        counts["six"] += len(match.players) == 6
         for hand, trace in zip(match.hands, python["hands"], strict=True):
             counts["hands"] += 1
+            counts["moons_made"] += trace["moon_made"]
+            counts["moons_missed"] += trace["moon"] is not None and not trace["moon_made"]
+            penalties = (match.ruleset.set_penalty, match.ruleset.zero_trick_penalty)
+            counts["capped"] += any(
+                0 <= trace["changes"][p] not in penalties
+                for p in trace["changes"]
+                if p in hand.tricks
+            )
             counts["sweeps"] += trace["sweep"] is not None
             counts["sets"] += bool(trace["set"])
             counts["euchred"] += bool(trace["euchred"])
@@ -354,4 +380,5 @@ def test_the_matches_reach_every_outcome_the_twin_computes(matches):
     assert reasons == set(MUST_PLAY_WORDS)
     assert fills == {"open", "full", "over"}
     assert {(ties, "zero") for ties in TIES} | {(ties, "sweep") for ties in TIES} <= ties_won
+    assert {(ties, "moon") for ties in TIES} <= ties_won
     assert {REDEAL, NO_TRUMP_HAND} == set(DOMAINS["all_pass"])

@@ -1809,7 +1809,7 @@ def test_a_csv_cell_that_starts_like_a_formula_reaches_the_spreadsheet_as_text(c
     bob = Player.objects.get(name="+Bob")
     [_, row] = csv_rows(client_in.get(url("player_csv", bob.pk)))
     assert row[2] == '\'=HYPERLINK("http://e.vil","Ann"); +Bob; @SUM(A1); -2+3'
-    assert row[8:] == ["'+Bob", "10.50", "USD"]
+    assert row[8:] == ["'+Bob", "10.50", "USD", "down"]
     ann = Player.objects.get(name=FORMULAS["Ann"])
     [_, row] = csv_rows(client_in.get(url("player_csv", ann.pk)))
     assert row[9] == "-3.50"
@@ -1867,8 +1867,8 @@ def test_a_players_matches_as_csv_one_row_a_match(client_in, user):
     lines = client_in.get(url("player_csv", bob.pk)).content.decode().splitlines()
     assert lines[0].startswith("played_at,rules,players,seat,hands,finished,score,won,winners")
     assert len(lines) == 3
-    assert lines[1].endswith(",Standard,Ann; Bob; Cat; Dan,2,1,yes,20,yes,Bob,10.50,USD")
-    assert lines[2].endswith(",Standard,Ann; Bob; Cat; Dan,2,1,no,24,no,,,")
+    assert lines[1].endswith(",Standard,Ann; Bob; Cat; Dan,2,1,yes,20,yes,Bob,10.50,USD,down")
+    assert lines[2].endswith(",Standard,Ann; Bob; Cat; Dan,2,1,no,24,no,,,,down")
 
 
 def test_a_renamed_player_keeps_every_match_and_its_scores(client_in, user):
@@ -1891,7 +1891,7 @@ def test_every_way_a_name_comes_in_takes_the_same_longest_name(client_in, user):
     longest, over = "A" * rules.NAME_LENGTH, "B" * (rules.NAME_LENGTH + 1)
     limit = f'maxlength="{rules.NAME_LENGTH}"'
     page = client_in.get(url("match_create")).content.decode()
-    assert page.count(limit) == 4  # the four seats
+    assert page.count(limit) == max(rules.SEAT_COUNTS)  # every seat
     data = {**NEW_MATCH, "create": "1", "seat_0": over}
     assert client_in.post(url("match_create"), data).status_code == 200
     with pytest.raises(rules.RuleError, match="too long a name"):

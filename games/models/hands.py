@@ -27,7 +27,7 @@ def hands_from_rows(rows, names) -> list[rules.Hand]:
     """The engine's hands from rows of `HANDS_SQL`, ordered by number; `names` in seat
     order (the rows name the maker and the players by seat)."""
     hands: dict[int, dict] = {}
-    for number, upcard, trump, maker, bid, passed, who, dropped, tricks, *_ in rows:
+    for number, upcard, trump, maker, bid, passed, moon, who, dropped, tricks, *_ in rows:
         hand = hands.setdefault(
             number,
             {
@@ -36,6 +36,7 @@ def hands_from_rows(rows, names) -> list[rules.Hand]:
                 "maker": None if maker is None else names[maker],
                 "bid": bid,
                 "passed": bool(passed),
+                "moon": bool(moon),
                 "dropped": [],
                 "tricks": {},
             },
@@ -62,6 +63,7 @@ def verdict(
     """Each seat's part in the engine's verdict on a match, as `Result` fields, in seat order."""
     _, net = rules.settle(state, stakes)
     tallies = rules.tallies(start, results)
+    moons = rules.moons(start, results)
     return [
         {
             "seat": seat,
@@ -70,6 +72,8 @@ def verdict(
             "net_cents": net.get(name, 0),
             "short": state.sets[name],
             **asdict(tallies[name]),
+            "moons_declared": moons[name].declared,
+            "moons_made": moons[name].made,
         }
         for seat, name in enumerate(state.players)
     ]
@@ -112,6 +116,7 @@ class Hand(models.Model):
     maker = models.ForeignKey("Player", models.RESTRICT, null=True, blank=True, related_name="+")
     bid = models.PositiveSmallIntegerField(null=True, blank=True)
     passed = models.BooleanField(default=False, help_text="everybody passed and it was redealt")
+    moon = models.BooleanField(default=False, help_text="the maker declared the moon (§4)")
     created = models.DateTimeField(auto_now_add=True)
     # The engine's verdict on the hand (`hand_verdict`), written with it by `Match._store()`:
     # a page reads the match before a hand from the one before it, not by folding the match.
@@ -142,6 +147,9 @@ class Hand(models.Model):
                 condition=Q(passed=False) | Q(maker__isnull=True, bid__isnull=True, trump=""),
                 name="hand_passed_is_bare",
             ),
+            models.CheckConstraint(
+                condition=Q(passed=False) | Q(moon=False), name="hand_passed_no_moon"
+            ),
         ]
 
     def __str__(self) -> str:
@@ -161,6 +169,7 @@ class Hand(models.Model):
             dropped=tuple(p.player.name for p in plays if p.dropped),
             tricks={p.player.name: p.tricks for p in plays if not p.dropped},
             passed=self.passed,
+            moon=self.moon,
         )
 
     @staticmethod
@@ -179,8 +188,8 @@ class Hand(models.Model):
         with connection.cursor() as cursor:
             cursor.executemany(
                 "INSERT INTO games_hand (match_id, number, upcard, trump, maker_id, bid, passed,"
-                " created, dealer, scores, sets, key) VALUES (%s, %s, %s, %s, %s, %s, %s, %s,"
-                " %s, %s, %s, %s)",
+                " moon, created, dealer, scores, sets, key) VALUES (%s, %s, %s, %s, %s, %s, %s,"
+                " %s, %s, %s, %s, %s, %s)",
                 [
                     (
                         match.pk,
@@ -190,6 +199,7 @@ class Hand(models.Model):
                         players[hand.maker].pk if hand.maker else None,
                         hand.bid,
                         hand.passed,
+                        hand.moon,
                         created,
                         verdict["dealer"],
                         scores.get_db_prep_save(verdict["scores"], connection),

@@ -49,7 +49,7 @@ NAMES_SQL = """
 """
 HANDS_SQL = """
     SELECT hand.number, hand.upcard, hand.trump, maker.position, hand.bid, hand.passed,
-           seat.position, play.dropped, play.tricks, hand.dealer, hand.scores, hand.sets
+           hand.moon, seat.position, play.dropped, play.tricks, hand.dealer, hand.scores, hand.sets
     FROM games_hand hand
     LEFT JOIN games_seat maker
         ON maker.match_id = hand.match_id AND maker.player_id = hand.maker_id
@@ -99,6 +99,21 @@ class CardRow:
     hands_played: int
     next_dealer: int
     results: list[tuple[int, str, int, bool]]
+    # Where the match's scores are shown counted up (`count_up`), its starting score: a score
+    # shown is then this less the score kept (rules.shown_score).
+    counted_up_from: int | None = None
+
+
+def _counted_up_from(preset: str, options) -> int | None:
+    """A match's starting score where its scores are shown counted up, else None: read from
+    its preset and house rules without building the ruleset (a list has many cards)."""
+    if preset not in rules.PRESETS:
+        return None
+    options = _json(options) or {}
+    known = rules.PRESETS[preset].ruleset
+    if not options.get("count_up", known.count_up):
+        return None
+    return options.get("starting_score", known.starting_score)
 
 
 def _seated(hand: rules.Hand, was, now) -> rules.Hand:
@@ -350,6 +365,7 @@ class Match(models.Model):
                 card = cards[pk] = CardRow(
                     pk, preset, label, at, finished is not None, hands, dealer, []
                 )
+                card.counted_up_from = _counted_up_from(preset, options)
             if seat is not None:
                 card.results.append((seat, name, score, bool(won)))
         return [cards[pk] for pk in ids if pk in cards]

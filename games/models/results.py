@@ -53,7 +53,7 @@ def _counts() -> dict:
 
 def stat_sums() -> dict:
     """`_counts()` and each field of rules.Tally summed (docs/rules.md §12): aggregates."""
-    return {**_counts(), **{f.name: Sum(f.name, default=0) for f in fields(rules.Tally)}}
+    return {**_counts(), **{name: Sum(name, default=0) for name in TALLY_FIELDS}}
 
 
 class ResultQuerySet(models.QuerySet["Result"]):
@@ -107,6 +107,9 @@ class Tallied(models.Model):
     was_set = models.PositiveIntegerField(default=0)
     euchred = models.PositiveIntegerField(default=0)
     sweeps = models.PositiveIntegerField(default=0)
+    # rules.Moons (§12): hands they declared the moon, and of those made it.
+    moons_declared = models.PositiveIntegerField(default=0)
+    moons_made = models.PositiveIntegerField(default=0)
 
     class Meta:
         abstract = True
@@ -159,7 +162,10 @@ class Result(Tallied):
 
 # --- The results summed, player by player --------------------------------------------------
 
-TALLY_FIELDS = tuple(f.name for f in fields(rules.Tally))
+TALLY_FIELDS = (
+    *(f.name for f in fields(rules.Tally)),
+    *(f"moons_{f.name}" for f in fields(rules.Moons)),
+)
 # A result's columns that its player's sums add up.
 SUMMED = ("won", "net_cents", *TALLY_FIELDS)
 # The columns of `ResultSum` that add up (its money and its first match are kept beside them).

@@ -131,7 +131,7 @@ def hand_rows(form, state) -> list[dict]:
             "filled": False,
             "must_play": None,
             "why": None,
-            "score": state.scores[p],
+            "score": state.shown(p),
             "locked": False,
         }
         for i, p in enumerate(state.players)
@@ -184,7 +184,9 @@ def hand_preview(form, state):
             note_text, change_text = "out", ""
         else:
             note_text = f"{note} " if note and note != "redeal" else ""
-            change_text = "" if change is None else words.signed(change)
+            change_text = (
+                "" if change is None else words.signed(words.change_shown(state.ruleset, change))
+            )
         trend = "" if not change else "up" if change > 0 else "down"
         items.append(
             f'<li data-seat="{i}"><strong>{html.escape(c["name"])}</strong> '
@@ -219,7 +221,10 @@ def _must_play_words(state) -> dict:
         rules.TURNED: f"turned {state.ruleset.auto_trump}",
         rules.NO_TRUMP_PLAYED: "no trump",
     }
-    return {code: [tags[code], text] for code, text in rules.MUST_PLAY_WORDS.items()}
+    sentences = dict(rules.MUST_PLAY_WORDS)
+    if state.ruleset.count_up:
+        sentences[rules.LOW_SCORE] = rules.LOW_SCORE_UP_WORDS
+    return {code: [tags[code], text] for code, text in sentences.items()}
 
 
 def _groups(players) -> list[list[str]]:
@@ -257,6 +262,12 @@ def twin_data(match, state):
             "given": words.tricks_given(0, rules.TRICKS, False),
             "maker": "Who made trump? Tap their name, or All pass.",
             "bid": {p: f"How many tricks did {p} bid?" for p in players},
+            # rules._check_moon's sentence, the bid put in on the phone.
+            "moon_bid": {
+                p: f"{p} can't shoot the moon on a bid of {{bid}}: the moon is a bid of "
+                f"{rules.TRICKS}."
+                for p in players
+            },
             "blank": {
                 "|".join(g): f"Tap how many tricks {rules.join_names(g)} took."
                 for g in _groups(players)

@@ -54,10 +54,16 @@ def _go(request: HtmxRequest, to) -> HttpResponse:
 HISTORY_SHOWN = 5  # the latest hands under the board; the rest on demand
 
 
-def _cell(name: str, change: int, score: int) -> dict:
-    """A player's line in a hand of the history: the change in words, how it went, the score."""
+def _cell(name: str, change: int, score: int, ruleset: rules.Ruleset) -> dict:
+    """A player's line in a hand of the history: the change in words, how it went (a
+    penalty is "up", counted down), the score; both as the table sees them (`count_up`)."""
     trend = "up" if change > 0 else "down" if change < 0 else ""
-    return {"name": name, "change": words.signed(change), "trend": trend, "score": score}
+    return {
+        "name": name,
+        "change": words.signed(words.change_shown(ruleset, change)),
+        "trend": trend,
+        "score": rules.shown_score(ruleset, score),
+    }
 
 
 def _summary(match: Match, replayed=None, all_hands: bool = False, me=None) -> dict:
@@ -78,7 +84,9 @@ def _summary(match: Match, replayed=None, all_hands: bool = False, me=None) -> d
             "number": result.number,
             "dealer": result.dealer,
             "text": words.hand_in_words(result),
-            "cells": [_cell(p, result.changes[p], result.scores[p]) for p in state.players],
+            "cells": [
+                _cell(p, result.changes[p], result.scores[p], state.ruleset) for p in state.players
+            ],
             "by": _author(authors.get(result.number), me),
         }
         for result in shown
@@ -87,7 +95,7 @@ def _summary(match: Match, replayed=None, all_hands: bool = False, me=None) -> d
     standings = [
         {
             "name": p,
-            "score": state.scores[p],
+            "score": state.shown(p),
             "dealer": p == state.dealer and not state.finished,
             "must_play": p in must_play and not state.finished,
             "winner": p in state.winners,
@@ -337,15 +345,15 @@ def _stale_board(
 
 
 # What of a Save's entry the "Mine is the next hand" form carries on (the hand form's fields).
-ENTRY_FIELDS = ("upcard", "trump", "maker", "bid", "dropped", *(f"t{i}" for i in range(6)))
+ENTRY_FIELDS = ("upcard", "trump", "maker", "bid", "moon", "dropped", *(f"t{i}" for i in range(6)))
 
 
-def _entry_side(result: rules.HandResult, players) -> dict:
+def _entry_side(result: rules.HandResult, players, ruleset: rules.Ruleset) -> dict:
     """One side of a conflict: the hand in the words of the hands list, and each player's
     change."""
     return {
         "text": words.hand_in_words(result),
-        "cells": [_cell(p, result.changes[p], result.scores[p]) for p in players],
+        "cells": [_cell(p, result.changes[p], result.scores[p], ruleset) for p in players],
     }
 
 
@@ -374,8 +382,8 @@ def _conflict(
     return {
         "number": number,
         "next": now.hands + 1,
-        "stored": {**_entry_side(stored, now.players), "by": by},
-        "mine": _entry_side(typed, now.players),
+        "stored": {**_entry_side(stored, now.players, now.ruleset), "by": by},
+        "mine": _entry_side(typed, now.players, now.ruleset),
         "fields": carried,
     }
 

@@ -73,7 +73,10 @@ def cards_of(ids: list[int]) -> list[dict]:
                 "export_url": export(m.pk),
                 "title": f"{m.label} · {when}",
                 "when": when,
-                "scores": [(name, score, won) for _, name, score, won in m.results],
+                "scores": [
+                    (name, score if m.counted_up_from is None else m.counted_up_from - score, won)
+                    for _, name, score, won in m.results
+                ],
                 "meta": meta,
             }
         )
@@ -156,6 +159,11 @@ def _stat_rows(stats: dict, money_by_currency: dict[str, int]) -> list[tuple[str
         ("Sweeps", str(s["sweeps"])),
         ("Points per hand", per_hand.replace("-", "−")),
     ]
+    if s.get("moons_declared"):  # only where the rules played the moon (§12)
+        rows[-1:-1] = [
+            ("Moons shot", str(s["moons_declared"])),
+            ("Of those, made", str(s["moons_made"])),
+        ]
     return rows
 
 

@@ -371,6 +371,8 @@ def _hand_words(hand: dict) -> str:
         suit = SUIT_SYMBOLS.get(trump or hand.get("upcard", ""), "")
         bid = f" bid {hand['bid']}" if hand.get("bid") else " made"
         parts.append(f"{hand['maker']}{bid} {suit}".rstrip())
+    if hand.get("moon"):
+        parts.append("shoots the moon")
     if hand.get("dropped"):
         parts.append(f"{rules.join_names(hand['dropped'])} out")
     tricks = hand.get("tricks") or {}
@@ -391,6 +393,8 @@ def _edit_words(before: dict, after: dict) -> str:
         out.append(f"bid {before.get('bid') or 'none'} → {after.get('bid') or 'none'}")
     if before.get("passed") != after.get("passed"):
         out.append("now a redeal" if after.get("passed") else "no longer a redeal")
+    if bool(before.get("moon")) != bool(after.get("moon")):
+        out.append("now shoots the moon" if after.get("moon") else "no longer shoots the moon")
     was, now = set(before.get("dropped", [])), set(after.get("dropped", []))
     if now - was:
         out.append(f"{rules.join_names(sorted(now - was))} dropped out")

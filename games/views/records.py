@@ -390,11 +390,13 @@ def player_csv(request: SignedInRequest, pk: int) -> HttpResponse:
             "winners",
             "net",
             "currency",
+            "score_counted",
         ]
     )
     for match in matches:
         mine = next(r for r in match.results.all() if r.player_id == player.pk)
         staked = match.finished and match.stakes()
+        ruleset = match.ruleset()
         out.writerow(
             [
                 timezone.localtime(match.played_at).isoformat(),
@@ -403,11 +405,12 @@ def player_csv(request: SignedInRequest, pk: int) -> HttpResponse:
                 mine.seat + 1,
                 match.hands_played,
                 "yes" if match.finished else "no",
-                mine.score,
+                rules.shown_score(ruleset, mine.score),
                 "yes" if mine.won else "no",
                 "; ".join(match.winner_names()),
                 spreadsheet_amount(mine.net_cents) if staked else "",
                 match.currency if staked else "",
+                "up" if ruleset.count_up else "down",  # as the board shows it
             ]
         )
     return response
@@ -423,20 +426,25 @@ def match_race(request: SignedInRequest, pk: int) -> HttpResponse:
     """Every player's score from the start to the end, as a chart and as a table."""
     match = access.get(request, Match.objects.with_seats(), pk=pk)
     start = match.start()
-    state, rows = match.score_race()
+    state, kept = match.score_race()
+    r = start.ruleset
+    # As the table sees them: counted up from 0 where the rules say `count_up`.
+    rows = [(number, [rules.shown_score(r, s) for s in scores]) for number, scores in kept]
     series = {
-        p: [start.scores[p], *(scores[seat] for _, scores in rows)]
+        p: [start.shown(p), *(scores[seat] for _, scores in rows)]
         for seat, p in enumerate(state.players)
     }
     ends = ", ".join(
-        f"{p} {'ends' if state.finished else 'is'} at {words.number(state.scores[p])}"
+        f"{p} {'ends' if state.finished else 'is'} at {words.number(state.shown(p))}"
         + (" and wins" if p in state.winners else "")
         for p in state.players
     )
-    description = (
-        f"Each player's score after each of {state.hands} hands, from "
-        f"{start.ruleset.starting_score} at the start toward zero: {ends}."
+    way = (
+        f"from 0 at the start up toward {r.starting_score}"
+        if r.count_up
+        else (f"from {r.starting_score} at the start toward zero")
     )
+    description = f"Each player's score after each of {state.hands} hands, {way}: {ends}."
     chart = line_chart(
         "Score race",
         description,

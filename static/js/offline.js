@@ -47,6 +47,11 @@
     return n > 0 ? `+${n}` : n < 0 ? `−${-n}` : "0"; // words.signed, a real minus sign
   }
 
+  // A change of score as the table sees it: counted up, a trick is +1 (words.change_shown).
+  function changeShown(ruleset, n) {
+    return ruleset.count_up ? -n : n;
+  }
+
   function format(text, values) {
     return text.replace(/\{(\w+)\}/g, (_, key) => String(values[key]));
   }
@@ -123,6 +128,12 @@
     }
     const bidMaker = form.querySelector(".bid-maker");
     if (bidMaker) bidMaker.textContent = shape.maker || "";
+    // The moon: one tap, where the maker may declare it (HandShape.moon).
+    show(fieldset("moon"), asks.has("moon"));
+    if (!asks.has("moon")) setChecked(form, "moon", null);
+    const moonMaker = form.querySelector(".moon-maker");
+    if (moonMaker) moonMaker.textContent = shape.maker || "";
+    const moon = asks.has("moon") && checkedValue(form, "moon") !== null;
 
     // Who dropped out: a player who must play is greyed, with the reason in words.
     const dropped = [];
@@ -192,6 +203,7 @@
     if (!shape.redeal) {
       if (asks.has("maker") && shape.maker === null && !shape.passed) hint = words.maker;
       else if (asks.has("bid") && bidValue === null) hint = words.bid[shape.maker];
+      else if (moon && asks.has("bid") && Number(bidValue) !== R.TRICKS) hint = format(words.moon_bid[shape.maker], { bid: bidValue });
       else if (blank.length) hint = left < 0 ? words.over[shape.tricks - left] : words.blank[blank.join("|")];
       else if (asks.has("tricks") && left !== 0) hint = words.total[given];
     }
@@ -213,6 +225,7 @@
         dropped: shape.redeal ? [] : dropped,
         tricks: shape.redeal ? {} : tricks,
         passed: shape.passed,
+        moon,
       };
     }
     drawPreview(form, data, hand);
@@ -238,7 +251,7 @@
       else if (!hand.passed && result.euchred.includes(player)) noteText = `${notes["no trick"]} `;
       note.textContent = noteText;
       const n = result.changes[player];
-      change.textContent = out ? "" : signed(n);
+      change.textContent = out ? "" : signed(changeShown(data.state.ruleset, n));
       change.className = out || !n ? "" : n > 0 ? "up" : "down";
     });
   }
@@ -607,9 +620,9 @@
         item.querySelectorAll(".cell").forEach((cell, seat) => {
           const player = data.state.players[seat];
           const change = cell.querySelector(".change");
-          change.textContent = signed(result.changes[player]);
+          change.textContent = signed(changeShown(data.state.ruleset, result.changes[player]));
           change.className = `change ${result.changes[player] > 0 ? "up" : result.changes[player] < 0 ? "down" : ""}`;
-          cell.querySelector(".cell-score").textContent = number(result.scores[player]);
+          cell.querySelector(".cell-score").textContent = number(R.shown(data.state.ruleset, result.scores[player]));
         });
         list.prepend(item);
       });
@@ -623,7 +636,7 @@
     const must = R.finished(state) ? [] : R.mustPlay(state);
     scores?.querySelectorAll(".score").forEach((tile, seat) => {
       const player = state.players[seat];
-      tile.querySelector(".points").textContent = number(state.scores[player]);
+      tile.querySelector(".points").textContent = number(R.shown(state.ruleset, state.scores[player]));
       const dealing = player === state.dealer && !R.finished(state);
       tile.classList.toggle("is-dealer", dealing);
       const badge = document.querySelector("#board .dealer-badge");

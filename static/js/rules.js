@@ -9,21 +9,25 @@
  * nothing else. Everything in and out is plain JSON-friendly data, named as rules.py names it.
  *
  * Shapes
- *   ruleset  {starting_score, players: [3, 4], auto_trump, auto_trump_dealer_needs, bidding,
- *             maker_needs, min_bid, all_pass, no_drop_at_or_below, set_penalty,
- *             zero_trick_penalty, sweep_wins, lone_maker_sweeps, ties}: Ruleset.options();
+ *   ruleset  {starting_score, players: [3, 4, 5, 6], auto_trump, auto_trump_dealer_needs,
+ *             bidding, maker_needs, min_bid, all_pass, no_drop_at_or_below, set_penalty,
+ *             zero_trick_penalty, sweep_wins, lone_maker_sweeps, ties, cap_at_start, moon,
+ *             count_up}: Ruleset.options();
  *             an option left out takes Ruleset's default (BuckRules.DEFAULTS).
  *   state    {ruleset, players: [names in seat order], scores: {name: n}, dealer: name (who
  *             deals next), hands: n played, sets: {name: n fallen short}, winners: [names],
- *             won_by: "sweep" | "zero" | null}: MatchState.
+ *             won_by: "moon" | "sweep" | "zero" | null}: MatchState.
  *   hand     {upcard: suit, trump: suit | "none" | null, maker: name | null, bid: n | null,
- *             dropped: [names], tricks: {name: n}, passed: bool}: Hand (missing fields as there).
+ *             moon: bool, dropped: [names], tricks: {name: n}, passed: bool}: Hand (missing
+ *             fields as there).
  *   shape    {upcard, automatic, trump, default_trump, maker, needs, asks_bid, bids: [n],
  *             all_pass, must_play: {name: "maker" | "turned" | "no_trump" | "low_score"},
- *             passed, asks: ["maker", "trump", "bid", "dropped", "tricks"] (those asked, in
- *             order), tricks: 5, trick_counts: [0..5], redeal: bool}: HandShape.
+ *             passed, asks: ["maker", "trump", "bid", "moon", "dropped", "tricks"] (those
+ *             asked, in order), tricks: 5, trick_counts: [0..5], redeal: bool, moon: bool (the
+ *             maker may shoot the moon)}: HandShape.
  *   result   {number, dealer, hand, changes: {name: n}, scores: {name: n}, shape, sweep: name |
- *             null, set: [names], euchred: [names], short: [names], sets: {name: n}}: HandResult.
+ *             null, set: [names], euchred: [names], short: [names], sets: {name: n}, moon:
+ *             name | null (who declared it), moon_made: bool}: HandResult.
  *   stakes   {per_game, per_point, per_set} in whole cents: Stakes.
  *
  * Functions
@@ -32,8 +36,13 @@
  *   needed(shape, hand) -> n | null      the tricks the maker needed  HandShape.needed
  *   fillIn(shape, tricks) -> tricks      {name: n | null} with the rows the others fix
  *                                                                    HandShape.fill_in
- *   whyMustPlay(state, shape, player) -> null | {code, p, turned, score, limit}: the key of
- *       MUST_PLAY_WORDS and what its sentence is formatted with     rules.why_must_play
+ *   whyMustPlay(state, shape, player) -> null | {code, p, turned, score, limit, up}: the key
+ *       of MUST_PLAY_WORDS (LOW_SCORE_UP_WORDS where `up`) and what its sentence is formatted
+ *       with, the score and limit as the table sees them             rules.why_must_play
+ *   onBoard(state, player) -> bool       played an earlier hand (may shoot the moon)
+ *                                                                    MatchState.on_board
+ *   shown(ruleset, score) -> n           a score as the table sees it (count_up)
+ *                                                                    rules.shown_score
  *   mustPlay(state) -> [names]           who may not drop out of the next hand for their score
  *                                                                    MatchState.must_play
  *   leftOf(state, name) -> name          the next dealer              MatchState.left_of
@@ -61,6 +70,7 @@
   const NO_TRUMP_HAND = "no_trump";
   const REDEAL = "redeal";
   const TIES = ["lowest", "share", "play_on"];
+  const MOON = "moon";
   const SWEEP = "sweep";
   const ZERO = "zero";
   // Why a player may not drop out (§3): the keys of MUST_PLAY_WORDS.
@@ -72,6 +82,7 @@
   const ASK_MAKER = "maker";
   const ASK_TRUMP = "trump";
   const ASK_BID = "bid";
+  const ASK_MOON = "moon";
   const ASK_DROPPED = "dropped";
   const ASK_TRICKS = "tricks";
 
@@ -91,6 +102,9 @@
     sweep_wins: true,
     lone_maker_sweeps: true,
     ties: "lowest",
+    cap_at_start: false, // a penalty stops at the starting score (§4)
+    moon: false, // a maker on the board may shoot the moon (§4, §5)
+    count_up: false, // shown counted up to the target; the engine counts down (§7)
   });
   const OPTIONS = Object.keys(DEFAULTS);
 
@@ -136,6 +150,7 @@
       tricks: get(h, "tricks") || {},
       passed: Boolean(get(h, "passed")),
       dealer: get(h, "dealer"),
+      moon: Boolean(get(h, "moon")),
     };
   }
 
@@ -165,6 +180,18 @@
     return seats[(seats.indexOf(name) + 1) % seats.length];
   }
 
+  // MatchState.on_board: played an earlier hand, took a trick or fell short (§4). A score
+  // moves down only by tricks and up only by a penalty, which is falling short.
+  function onBoard(state, player) {
+    const fellShort = (get(state.sets, player) || 0) > 0;
+    return fellShort || state.scores[player] !== state.ruleset.starting_score;
+  }
+
+  // rules.py: shown_score, a score as the table sees it: counted up with count_up (§7).
+  function shown(r, score) {
+    return r.count_up ? r.starting_score - score : score;
+  }
+
   // MatchState.must_play: who may not drop out of the next hand because of their score (§3).
   function mustPlay(state) {
     const limit = state.ruleset.no_drop_at_or_below;
@@ -181,14 +208,16 @@
     const bidding = !automatic && r.bidding === TRICK_BIDDING;
     passed = Boolean(passed) && !automatic;
     let needs, trump, asks, must;
+    if (automatic) maker = r.auto_trump_dealer_needs != null ? state.dealer : null;
+    else if (passed) maker = null;
+    // A moon needs a maker, and one on the board (§4).
+    const moon = Boolean(r.moon) && maker !== null && onBoard(state, maker);
     if (automatic) {
-      maker = r.auto_trump_dealer_needs != null ? state.dealer : null;
       needs = maker ? r.auto_trump_dealer_needs : null;
       trump = upcard;
-      asks = [ASK_TRICKS];
+      asks = moon ? [ASK_MOON, ASK_TRICKS] : [ASK_TRICKS];
       must = fromKeys(state.players, TURNED);
     } else if (passed) {
-      maker = null;
       needs = null;
       trump = NO_TRUMP;
       const redeal = r.all_pass === REDEAL;
@@ -201,6 +230,7 @@
       if (maker !== null) {
         asks.push(ASK_TRUMP);
         if (bidding) asks.push(ASK_BID);
+        if (moon) asks.push(ASK_MOON);
         asks.push(ASK_DROPPED, ASK_TRICKS);
       }
       must = fromKeys(mustPlay(state), LOW_SCORE);
@@ -225,12 +255,14 @@
       tricks: TRICKS,
       trick_counts: range(0, TRICKS + 1), // HandShape.trick_counts
       redeal: passed && allPass === REDEAL, // HandShape.redeal
+      moon: moon,
     };
   }
 
   // HandShape.needed: the maker's bid where tricks are bid, else what the rules say.
   function needed(sh, h) {
     if (sh.maker === null) return null;
+    if (get(h, "moon")) return sh.tricks;
     return sh.asks_bid ? get(h, "bid") : sh.needs;
   }
 
@@ -257,13 +289,23 @@
   function whyMustPlay(state, sh, player) {
     const code = get(sh.must_play, player);
     if (code === null) return null;
+    const r = state.ruleset;
+    const up = code === LOW_SCORE && Boolean(r.count_up);
+    const limit = r.no_drop_at_or_below;
     return {
       code: code,
       p: player,
       turned: sh.upcard.slice(0, -1),
-      score: get(state.scores, player),
-      limit: state.ruleset.no_drop_at_or_below,
+      score: shown(r, get(state.scores, player)),
+      limit: up ? shown(r, limit) : limit,
+      up: up,
     };
+  }
+
+  // rules.py: _penalty, stopped at the starting score with cap_at_start (§4).
+  function penalty(r, score, points) {
+    if (r.cap_at_start) return Math.max(0, Math.min(points, r.starting_score - score));
+    return points;
   }
 
   // rules.py: _outcome, the changes of score, who was set and who was euchred (§4, §12).
@@ -278,10 +320,10 @@
       if (took === null) continue; // dropped, or nobody played
       // With no set penalty the maker is scored like everyone else who played (§4).
       if (p === sh.maker && r.set_penalty != null && took < needs) {
-        changes[p] = r.set_penalty;
+        changes[p] = penalty(r, state.scores[p], r.set_penalty);
         set.push(p);
       } else if (took === 0) {
-        changes[p] = r.zero_trick_penalty;
+        changes[p] = penalty(r, state.scores[p], r.zero_trick_penalty);
       } else {
         changes[p] = -took;
       }
@@ -298,9 +340,15 @@
     const { changes, set, euchred } = outcome(state, h, sh);
     const scores = dict();
     for (const p of state.players) scores[p] = state.scores[p] + changes[p];
-    const short = set.concat(euchred);
+    const moon = h.moon ? sh.maker : null;
+    const moonMade = moon !== null && get(h.tricks, moon) === sh.tricks;
+    const missed = moon !== null && !moonMade ? moon : null;
+    const short = set.concat(euchred, missed === null ? [] : [missed]);
     const sets = dict();
-    for (const p of Object.keys(state.sets)) sets[p] = state.sets[p] + (short.includes(p) ? 1 : 0);
+    // A missed moon counts as two hands fallen short, whatever set_penalty says (§6).
+    for (const p of Object.keys(state.sets)) {
+      sets[p] = state.sets[p] + (p === missed ? 2 : short.includes(p) ? 1 : 0);
+    }
     let sweep = null;
     if (r.sweep_wins && !h.passed) {
       const lone = Object.keys(h.tricks).length === 1;
@@ -310,7 +358,10 @@
     }
     let winners = [];
     let wonBy = null;
-    if (sweep) {
+    if (moonMade) {
+      winners = [moon];
+      wonBy = MOON;
+    } else if (sweep) {
       winners = [sweep];
       wonBy = SWEEP;
     } else if (!h.passed) {
@@ -346,6 +397,8 @@
       euchred: euchred,
       short: short.filter((p, i) => short.indexOf(p) === i), // HandResult.short
       sets: sets,
+      moon: moon,
+      moon_made: moonMade, // HandResult.moon_made
     };
     return { state: after, result: result };
   }
@@ -413,6 +466,8 @@
     needed: needed,
     fillIn: fillIn,
     whyMustPlay: whyMustPlay,
+    onBoard: onBoard,
+    shown: shown,
     mustPlay: mustPlay,
     leftOf: leftOf,
     finished: finished,
