@@ -912,7 +912,8 @@ def test_a_friend_invited_by_qr_keeps_score_on_their_own_phone(browser, page: Pa
     no_axe_violations(phone)
     phone.get_by_role("link", name="Sign up and join").click()
     phone.fill("#id_username", "friend")
-    expect(phone.locator("#id_table")).to_have_value("Friend's table")  # their own table
+    expect(phone.get_by_text("Then you are in Host's table at once.")).to_be_visible()
+    expect(phone.locator("#id_table")).to_have_count(0)  # no table of their own to name
     phone.fill("#id_password1", PASSWORD)
     phone.fill("#id_password2", PASSWORD)
     phone.get_by_role("button", name="Sign up").click()
