@@ -42,11 +42,6 @@ MAX_HANDS = 1000
 # seat, not by name:
 # the names are read in another statement, and a rename or a merge committed between the two
 # changes a name but never a seat.
-NAMES_SQL = """
-    SELECT player.name FROM games_seat seat
-    JOIN games_player player ON player.id = seat.player_id
-    WHERE seat.match_id = %s ORDER BY seat.position
-"""
 HANDS_SQL = """
     SELECT hand.number, hand.upcard, hand.trump, maker.position, hand.bid, hand.passed,
            hand.moon, seat.position, play.dropped, play.tricks, hand.dealer, hand.scores, hand.sets
@@ -65,13 +60,6 @@ VERSION_SQL = "SELECT version FROM games_match WHERE id = %s"
 GONE = "This match was deleted on another phone."
 
 LAST_NUMBER = 32_767  # as far as hands go: the largest number a hand's column holds
-
-
-# A group's latest matches in progress, or finished (`Match.objects.latest_ids`).
-LATEST_MATCHES_SQL = """
-    SELECT id FROM games_match WHERE group_id = %s AND finished IS {} NULL
-    ORDER BY played_at DESC, id DESC LIMIT %s
-"""
 
 
 # Each match's card: the match and its stored results, seat by seat (`Match.card_rows`).
@@ -223,8 +211,8 @@ class MatchQuerySet(models.QuerySet["Match"]):
     @staticmethod
     def latest_ids(group: Group, finished: bool, most: int) -> list[int]:
         """The group's `most` latest matches in progress, or finished: their ids."""
-        sql = LATEST_MATCHES_SQL.format("NOT" if finished else "")
-        return [pk for (pk,) in fetch(sql, group.pk, most)]
+        matches = Match.objects.filter(group=group, finished__isnull=not finished)
+        return list(matches.order_by("-played_at", "-id").values_list("pk", flat=True)[:most])
 
 
 class Match(models.Model):
@@ -376,7 +364,11 @@ class Match(models.Model):
         fetched (a list of matches), else in one small query (a single match's page)."""
         if "seats" in getattr(self, "_prefetched_objects_cache", {}):
             return tuple(seat.player.name for seat in self.seats.all())
-        return tuple(name for (name,) in fetch(NAMES_SQL, self.pk))
+        seats = Seat.objects.filter(match=self.pk).order_by("position")
+        names = tuple(seats.values_list("player__name", flat=True))
+        if not names:  # deleted, seats and all, on another phone since the match was read
+            raise Match.DoesNotExist(GONE)
+        return names
 
     def moved_on(self) -> bool:
         """Whether the match was written (or deleted) since this row of it was read: another

@@ -272,14 +272,9 @@ def twin_data(match, state):
                 "|".join(g): f"Tap how many tricks {rules.join_names(g)} took."
                 for g in _groups(players)
             },
-            "over": {
-                n: f"That is {n} tricks already; a hand has {rules.TRICKS}."
-                for n in range(rules.TRICKS + 1, most + 1)
-            },
-            "total": {
-                n: f"The tricks add up to {n}; a hand always has {rules.TRICKS}."
-                for n in range(most + 1)
-            },
+            # Sentences with a number in them: the phone puts it in at {n}.
+            "over": f"That is {{n}} tricks already; a hand has {rules.TRICKS}.",
+            "total": f"The tricks add up to {{n}}; a hand always has {rules.TRICKS}.",
             "notes": {"dropped": "out", "set": "set", "no trick": "no trick"},
             "symbols": SUIT_SYMBOLS,
             "winners": {"|".join(g): words.winners(g) for g in _groups(players)},

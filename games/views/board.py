@@ -462,15 +462,16 @@ def match_share(request: SignedInRequest, pk: int) -> HttpResponse:
 
 def gone_in_words(view):
     """A write to a match that is not there, deleted on another phone before the write took
-    its lock (under the lock, `Match.DoesNotExist` says the same), is answered in words."""
+    its lock or while it read the match (under the lock, `Match.DoesNotExist` says the same),
+    is answered in words; a page of it is not found."""
 
     @wraps(view)
     def wrapped(request, pk: int, *args, **kwargs) -> HttpResponse:
         try:
             return view(request, pk, *args, **kwargs)
-        except Http404:
+        except (Http404, Match.DoesNotExist):
             if request.method != "POST":
-                raise
+                raise Http404(MATCH_GONE) from None
             return refuse(request, 404, MATCH_GONE)
 
     return wrapped

@@ -204,8 +204,8 @@
       if (asks.has("maker") && shape.maker === null && !shape.passed) hint = words.maker;
       else if (asks.has("bid") && bidValue === null) hint = words.bid[shape.maker];
       else if (moon && asks.has("bid") && Number(bidValue) !== R.TRICKS) hint = format(words.moon_bid[shape.maker], { bid: bidValue });
-      else if (blank.length) hint = left < 0 ? words.over[shape.tricks - left] : words.blank[blank.join("|")];
-      else if (asks.has("tricks") && left !== 0) hint = words.total[given];
+      else if (blank.length) hint = left < 0 ? format(words.over, { n: shape.tricks - left }) : words.blank[blank.join("|")];
+      else if (asks.has("tricks") && left !== 0) hint = format(words.total, { n: given });
     }
     const hintLine = form.querySelector(".status .hint");
     if (hintLine) {
