@@ -34,20 +34,7 @@ from games.models.hands import (
     verdict,
 )
 from games.models.ledger import FormUsed, Payment, PaymentsChanged
-from games.models.matches import (
-    GONE as MATCH_GONE,
-)
-from games.models.matches import (
-    MAX_HANDS,
-    PRESET_CHOICES,
-    Earlier,
-    Match,
-    MatchQuerySet,
-    Saved,
-    Seat,
-    Stale,
-    new_share_token,
-)
+from games.models.matches import PRESET_CHOICES, Match, MatchQuerySet, Seat, new_share_token
 from games.models.nights import NIGHT_GAP, Night, SettleUp, payment_key
 from games.models.players import Player
 from games.models.results import (
@@ -62,6 +49,8 @@ from games.models.results import (
     stat_sums,
 )
 from games.models.sums import NightSum, recount_sums, run_totals, running_money
+from games.models.writes import GONE as MATCH_GONE
+from games.models.writes import MAX_HANDS, Earlier, Saved, Stale
 
 __all__ = [
     "Attempt",

@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import json
 import secrets
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from datetime import datetime
-from typing import NamedTuple
 
 from django.core.exceptions import ValidationError
-from django.db import models, transaction
+from django.db import models
 from django.db.models import Q
 from django.urls import reverse
 from django.utils import timezone
@@ -17,23 +16,13 @@ from django.utils.functional import cached_property
 
 from games import matchfile, rules, words
 from games.models.common import fetch, moment
-from games.models.groups import Group, groups_turn
+from games.models.groups import Group
 from games.models.hands import (
     VERDICT_COLUMNS,
-    Change,
-    Hand,
-    hand_verdict,
     hands_from_rows,
-    verdict,
-    write_hand_verdicts,
 )
-from games.models.nights import Night
 from games.models.results import Result
-from games.models.sums import move_sums, recount_sums, summed_results
-
-# Far more than any card night; a bound so that no file or tap can store an endless match.
-MAX_HANDS = 1000
-
+from games.models.writes import GONE, MatchWrites
 
 # Every page of a match reads its players' names and its hands, and Django's building of those
 # queries cost several times their running (bench/pages_bench.py): they are written out here.
@@ -55,9 +44,6 @@ HANDS_SQL = """
 """
 VERSION_SQL = "SELECT version FROM games_match WHERE id = %s"
 
-
-# What a write to a match deleted meanwhile says (Match.DoesNotExist's message).
-GONE = "This match was deleted on another phone."
 
 LAST_NUMBER = 32_767  # as far as hands go: the largest number a hand's column holds
 
@@ -104,60 +90,10 @@ def _counted_up_from(preset: str, options) -> int | None:
     return options.get("starting_score", known.starting_score)
 
 
-def _seated(hand: rules.Hand, was, now) -> rules.Hand:
-    """`hand` as entered at the table `was` (names in seat order), for the same seats named
-    `now`: a rename or a merge between the page's reading and the save changed a name, never
-    who sat where."""
-    if tuple(was) == tuple(now) or len(was) != len(now):
-        return hand
-    new = dict(zip(was, now, strict=True))
-
-    def named(name):
-        return new.get(name, name)
-
-    return replace(
-        hand,
-        maker=named(hand.maker),
-        dropped=tuple(named(n) for n in hand.dropped),
-        tricks={named(n): t for n, t in hand.tricks.items()},
-        dealer=named(hand.dealer),
-    )
-
-
 def _json(value):
     """A JSON column as a query written out reads it: text (as SQLite, and psycopg as Django
     sets it up, hand it back), or the value itself."""
     return json.loads(value) if isinstance(value, str) else value
-
-
-@dataclass
-class Earlier:
-    """The save a hand's save repeats (`Match.add_hand`): hand `number` as `change` stored it
-    (who, with its `name`; None where the log has nobody), and what became of it since:
-    "stored" (it stands as saved), "changed" (edited since) or "undone"."""
-
-    number: int
-    change: Change | None
-    now: str = "stored"
-    same_key: bool = False  # sent again with the very key it was saved with: the same phone
-
-
-class Saved(NamedTuple):
-    """What `Match.add_hand` did: the match as it is now, its replay, and the earlier save
-    of the same hand it found instead of storing it again (None where it stored it)."""
-
-    match: Match
-    replayed: tuple
-    earlier: Earlier | None = None
-
-
-class Stale(Exception):
-    """A write from a page drawn before the match's hands last changed (another phone's save)."""
-
-    def __init__(self, match: Match, hands: int):
-        super().__init__(f"match {match.pk} is at version {match.version}")
-        self.match = match
-        self.hands = hands  # how many hands the match has now
 
 
 PRESET_CHOICES = [(p.name, p.label) for p in rules.PRESETS.values()]
@@ -215,7 +151,7 @@ class MatchQuerySet(models.QuerySet["Match"]):
         return list(matches.order_by("-played_at", "-id").values_list("pk", flat=True)[:most])
 
 
-class Match(models.Model):
+class Match(MatchWrites, models.Model):
     group = models.ForeignKey("Group", models.CASCADE, related_name="matches")
     preset = models.CharField(max_length=20, choices=PRESET_CHOICES)
     # Every option's value as chosen, so that a later change of a preset never rewrites it.
@@ -269,44 +205,6 @@ class Match(models.Model):
 
     def get_absolute_url(self) -> str:
         return reverse("games:match_detail", args=[self.pk])
-
-    def move_to(self, night: Night | None) -> Night:
-        """Settle the match with another night of its group's, or alone on a new one (None).
-
-        Only the night changes: the hands and their version stay as they are, so no phone at
-        the table is told its page is out of date.
-        """
-        with transaction.atomic():
-            groups_turn(self.group_id)
-            match = Match.objects.get(pk=self.pk)
-            old = match.night_id
-            if night is None:
-                night = Night.objects.create(group_id=self.group_id)
-            Match.objects.filter(pk=self.pk).update(night=night)
-            results = summed_results(self.pk)
-            finished = match.finished is not None
-            move_sums(match, old, results, finished, night.pk, results)
-            Night.objects.filter(pk=old, matches__isnull=True).delete()
-        self.night = night
-        return night
-
-    @transaction.atomic
-    def remove(self) -> None:
-        """Delete the match whole, and its night if no other match is left on it; its results
-        leave their players' sums. Match.DoesNotExist (`GONE`) if it was deleted already, or
-        its group with it."""
-        try:
-            groups_turn(self.group_id)
-        except Group.DoesNotExist:
-            raise Match.DoesNotExist(GONE) from None
-        stored = Match.objects.filter(pk=self.pk).first()
-        if stored is None:
-            raise Match.DoesNotExist(GONE)
-        results = summed_results(self.pk)
-        self.delete()
-        night = stored.night_id
-        move_sums(stored, night, results, stored.finished is not None, night, [])
-        Night.objects.filter(pk=night, matches__isnull=True).delete()
 
     def get_share_url(self) -> str:
         return reverse("games:match_shared", args=[self.share_token])
@@ -546,278 +444,6 @@ class Match(models.Model):
             self.replay()
         except rules.RuleError as e:
             raise ValidationError(e.located()) from e
-
-    def _locked(self) -> tuple[Match, list[rules.Hand]]:
-        """The match row locked until the transaction ends, and its hands as they are now.
-
-        Every write to a match's hands starts here, so writes to one match take turns (on
-        SQLite the IMMEDIATE transaction is the lock) and each sees what the last one stored.
-        It takes the group's turn first (`groups_turn`), as every other write to the group
-        does before it locks a match, so that no two writes wait for each other: a save adds
-        to its players' sums and moves the group's version on. (The lock order: group, then
-        match, then players; see `groups_turn`.)
-
-        Match.DoesNotExist, in words (`GONE`), where the match, or its whole group, was
-        deleted on another phone before its turn came.
-        """
-        try:
-            groups_turn(self.group_id)
-            match = Match.objects.with_seats().select_for_update().get(pk=self.pk)
-        except (Group.DoesNotExist, Match.DoesNotExist):
-            raise Match.DoesNotExist(GONE) from None
-        return match, match.game_hands()
-
-    @transaction.atomic
-    def record(self, hands: list[rules.Hand]) -> rules.MatchState:
-        """Store the match's hands as `hands`, after the engine accepts all of them.
-
-        Raises RuleError (with `.hand`) and stores nothing if any hand breaks a rule.
-        """
-        match, stored = self._locked()
-        state, _ = match._store_rescored(stored, hands)
-        self.version, self.finished = match.version, match.finished
-        self.hands_played, self.next_dealer = match.hands_played, match.next_dealer
-        return state
-
-    @transaction.atomic
-    def add_hand(
-        self, number: int, hand: rules.Hand, version: int | None, by=None, key: str | None = None
-    ) -> Saved:
-        """Save hand `number` from a page drawn at `version`, sent with the phone's `key`
-        for it, if any. The same hand arriving twice (a double tap, a resent request, two
-        phones entering it) is stored once, and so is every hand sent under a key already
-        stored, whatever its version (`Saved.earlier` says which save it repeats); anything
-        else from an out-of-date page raises `Stale`.
-        """
-        match, stored = self._locked()
-        earlier = match.saved_under(key) if key else None  # before the version: a resend
-        if earlier is not None:
-            return Saved(match, match.replay(stored), earlier)
-        hand = _seated(hand, self.names, match.names)
-        if 1 <= number <= len(stored) and stored[number - 1] == hand:
-            change = Change.authors(match, [number]).get(number)
-            return Saved(match, match.replay(stored), Earlier(number, change))
-        if version != match.version or number != len(stored) + 1:
-            raise Stale(match, len(stored))
-        replayed = match._store(stored, [*stored, hand], {number: key} if key else None)
-        Change.note(match, by, Change.Kind.SAVED, number, after=hand, key=key)
-        return Saved(match, replayed)
-
-    def saved_under(self, key: str) -> Earlier | None:
-        """The save of this match's hand that a phone sent with `key`, and what became of
-        it, or None if no hand was stored under it. The log is read before the hand: a save
-        writes both at once, and an undo only ever takes the hand away."""
-        saved = (
-            Change.objects.filter(match=self, kind=Change.Kind.SAVED, key=key)
-            .order_by("-pk")
-            .first()
-        )
-        if saved is None:
-            return None
-        Change.named(self, [saved])
-        now = "stored"
-        if not Hand.objects.filter(match=self, key=key).exists():
-            now = "undone"
-        elif Change.objects.filter(
-            match=self, number=saved.number, kind=Change.Kind.EDITED, pk__gt=saved.pk
-        ).exists():
-            now = "changed"
-        return Earlier(saved.number, saved, now, same_key=True)
-
-    @transaction.atomic
-    def change_hand(self, number: int, hand: rules.Hand, version: int | None, by=None) -> bool:
-        """Replace hand `number` with `hand`; every later hand is checked and scored again."""
-        match, stored = self._locked()
-        hand = _seated(hand, self.names, match.names)
-        if 1 <= number <= len(stored) and stored[number - 1] == hand:
-            return False
-        if version != match.version or not 1 <= number <= len(stored):
-            raise Stale(match, len(stored))
-        match._store(stored, [*stored[: number - 1], hand, *stored[number:]])
-        Change.note(match, by, Change.Kind.EDITED, number, stored[number - 1], hand)
-        return True
-
-    @transaction.atomic
-    def undo_hand(self, number: int, version: int | None, by=None) -> bool:
-        """Take back the last hand, `number`; False if it is gone already."""
-        match, stored = self._locked()
-        if len(stored) < number:
-            return False
-        if version != match.version or number != len(stored):
-            raise Stale(match, len(stored))
-        match._store(stored, stored[:-1])
-        Change.note(match, by, Change.Kind.UNDONE, number, before=stored[-1])
-        return True
-
-    def _store(self, stored: list[rules.Hand], hands: list[rules.Hand], keys=None):
-        """A write from a phone (a hand saved, changed or undone): write the hand rows that
-        differ between `stored` and `hands` (a new hand with its phone's key, in `keys`), and
-        the engine's verdict on the hands from the first that differs on, with the row
-        locked. Returns the replay of `hands`."""
-        start, state, results = self._replay_to_store(hands)
-        if stored == hands:
-            return state, results
-        changed = self._write_hands(stored, hands, state, results, keys)
-        first = changed[0] if changed else len(hands)  # an undo writes no hand
-        later = Hand.objects.filter(match=self, number__gt=first).exclude(number__in=changed)
-        self._write_verdict(start, state, results, later if first < len(hands) else [])
-        return state, results
-
-    def _store_rescored(self, stored: list[rules.Hand], hands: list[rules.Hand]):
-        """`_store`, but the verdict on every hand is written anew, even where the hands are
-        as stored: after the admin changed the rows themselves. Returns the replay."""
-        start, state, results = self._replay_to_store(hands)
-        changed = self._write_hands(stored, hands, state, results) if stored != hands else []
-        others = Hand.objects.filter(match=self).exclude(number__in=changed)
-        self._write_verdict(start, state, results, others, recount=True)
-        return state, results
-
-    def _replay_to_store(self, hands: list[rules.Hand]):
-        """(start, state, results) of `hands`, as long as the match may hold that many."""
-        if len(hands) > MAX_HANDS:
-            raise rules.RuleError(
-                "bad_file", f"A match can hold at most {MAX_HANDS:,} hands.", hand=MAX_HANDS + 1
-            )
-        start = self.start()
-        return (start, *rules.replay(start, hands))
-
-    def _write_hands(self, stored, hands, state, results, keys=None) -> list[int]:
-        """Write the hands of `hands` that differ from `stored` (each with its verdict, and
-        its key: as it had, or from `keys`), drop those past the end, and move the version
-        on. Returns the numbers written."""
-        players = {seat.player.name: seat.player for seat in self.seats.all()}
-        changed = [n for n, hand in enumerate(hands, 1) if n > len(stored) or stored[n - 1] != hand]
-        rewritten = Hand.objects.filter(match=self, number__in=changed, key__isnull=False)
-        kept = dict(rewritten.values_list("number", "key"))  # an edited hand keeps its key
-        Hand.objects.filter(match=self).filter(
-            Q(number__in=changed) | Q(number__gt=len(hands))
-        ).delete()
-        rows = [(n, hands[n - 1], hand_verdict(state.players, results[n - 1])) for n in changed]
-        Hand.store_all(self, rows, players, {**kept, **(keys or {})})
-        self.version += 1
-        return changed
-
-    def _write_verdict(self, start, state, results, rows, recount: bool = False) -> None:
-        """Write the engine's verdict: on each hand of `rows` (the others have theirs), on
-        the match, and each seat's `Result`; and move the players' sums from the results as
-        they were to the new ones (`move_sums`), or with `recount` (the admin may have
-        changed the match's rules, stakes, seats or night) sum their results anew."""
-        write_hand_verdicts(list(rows), state.players, results)
-        before = summed_results(self.pk)
-        was_finished = self.finished is not None
-        self.finished = (self.finished or timezone.now()) if state.finished else None
-        self.hands_played = state.hands
-        self.next_dealer = state.players.index(state.dealer)
-        self.save(update_fields=["finished", "hands_played", "next_dealer", "version", "updated"])
-        Result.objects.filter(match=self).delete()
-        after = [
-            {"player_id": seat.player_id, **fields}
-            for seat, fields in zip(
-                self.seats.all(), verdict(start, state, results, self.stakes()), strict=True
-            )
-        ]
-        Result.objects.bulk_create(Result(match=self, **row) for row in after)
-        if recount and before:
-            recount_sums({row["player_id"] for row in before + after})
-        else:
-            move_sums(self, self.night_id, before, was_finished, self.night_id, after)
-
-    @classmethod
-    @transaction.atomic
-    def create(
-        cls,
-        group,
-        preset: str,
-        ruleset: rules.Ruleset,
-        stakes: rules.Stakes,
-        names,
-        first_dealer: str,
-        hands=(),
-        played_at=None,
-        by=None,
-        night_of_its_own: bool = False,
-    ) -> Match:
-        """A new match of `group` (or of an account's own group) from the engine's terms;
-        raises RuleError and stores nothing if bad. `by` is the account that began it. A name
-        saved before in other capitals or spaces is that player, spelled as saved. It joins
-        the night it was begun in, or with `night_of_its_own` makes a night alone."""
-        from games.models.players import seat_players
-
-        group = Group.of(group)
-        rules.new_match(ruleset, names, first_dealer)
-        rules.check_people(names)
-        _check_fits(names, stakes)
-        groups_turn(group.pk)
-        players = seat_players(group, names)
-        spelling = {name: p.name for name, p in zip(names, players, strict=True)}
-        names, first_dealer = [p.name for p in players], spelling[first_dealer]
-        hands = [rules.respell(hand, spelling) for hand in hands]
-        played_at = played_at or timezone.now()
-        match = cls.objects.create(
-            group=group,
-            night=Night.objects.create(group=group)
-            if night_of_its_own
-            else Night.around(group, played_at),
-            preset=preset,
-            options=ruleset.options(),
-            per_game_cents=stakes.per_game,
-            per_point_cents=stakes.per_point,
-            per_set_cents=stakes.per_set,
-            currency=stakes.currency,
-            first_dealer=list(names).index(first_dealer),
-            played_at=played_at,
-        )
-        for position, player in enumerate(players):
-            Seat.objects.create(match=match, player=player, position=position)
-        match.record(hands)
-        Change.note(match, by, Change.Kind.STARTED, len(hands))
-        return match
-
-    @classmethod
-    def from_file(cls, group, m: matchfile.Match, by=None) -> Match:
-        """The match of a match file. One that doesn't say when it was played (an old file
-        restored) is dated by its import, but settled on a night of its own: a restore of many
-        such files is never one night of all of them, nor joins tonight's."""
-        return cls.create(
-            group,
-            m.preset,
-            m.ruleset,
-            m.stakes,
-            m.players,
-            m.first_dealer,
-            m.hands,
-            m.played_at,
-            by=by,
-            night_of_its_own=m.played_at is None,
-        )
-
-    @classmethod
-    @transaction.atomic
-    def import_file(cls, group, m: matchfile.Match, by=None) -> tuple[Match, bool]:
-        """Store a match file's match unless the group has it already: (match, stored)."""
-        group = Group.of(group)
-        groups_turn(group.pk)
-        same = cls.objects.filter(group=group).same_as(m)
-        if same is not None:
-            return same, False
-        return cls.from_file(group, m, by), True
-
-
-def _check_fits(names, stakes: rules.Stakes):
-    """What the rules allow but the columns can't hold, refused in words rather than a crash."""
-    for name in names:
-        if len(name) > rules.NAME_LENGTH:
-            raise rules.RuleError(
-                "bad_table",
-                f"{name[:20]}… is too long a name; keep it to {rules.NAME_LENGTH} letters.",
-                "players",
-            )
-    if len(stakes.currency) > rules.CURRENCY_LENGTH:
-        raise rules.RuleError(
-            "bad_file", "The currency should be a short label such as USD or $.", "currency"
-        )
-    if max(getattr(stakes, name) for name in rules.STAKE_NAMES) > rules.MAX_STAKE_CENTS:
-        raise rules.RuleError("bad_file", rules.STAKE_TOO_BIG, "per_game")
 
 
 class Seat(models.Model):

@@ -1,0 +1,400 @@
+"""Every write to a match: it created or imported, a hand added, changed or undone, moved to
+another night, deleted. Each takes the group's turn and the match's lock, checks the version
+its page was drawn from, and writes the engine's verdict with the hands (`MatchWrites`, which
+`Match` takes its writes from)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, NamedTuple
+
+from django.db import transaction
+from django.db.models import Q
+from django.utils import timezone
+
+from games import matchfile, rules
+from games.models.groups import Group, groups_turn
+from games.models.hands import Change, Hand, hand_verdict, verdict, write_hand_verdicts
+from games.models.nights import Night
+from games.models.results import Result
+from games.models.sums import move_sums, recount_sums, summed_results
+
+if TYPE_CHECKING:
+    from games.models.matches import Match
+
+# Far more than any card night; a bound so that no file or tap can store an endless match.
+MAX_HANDS = 1000
+
+# What a write to a match deleted meanwhile says (Match.DoesNotExist's message).
+GONE = "This match was deleted on another phone."
+
+
+@dataclass
+class Earlier:
+    """The save a hand's save repeats (`Match.add_hand`): hand `number` as `change` stored it
+    (who, with its `name`; None where the log has nobody), and what became of it since:
+    "stored" (it stands as saved), "changed" (edited since) or "undone"."""
+
+    number: int
+    change: Change | None
+    now: str = "stored"
+    same_key: bool = False  # sent again with the very key it was saved with: the same phone
+
+
+class Saved(NamedTuple):
+    """What `Match.add_hand` did: the match as it is now, its replay, and the earlier save
+    of the same hand it found instead of storing it again (None where it stored it)."""
+
+    match: Match
+    replayed: tuple
+    earlier: Earlier | None = None
+
+
+class Stale(Exception):
+    """A write from a page drawn before the match's hands last changed (another phone's save)."""
+
+    def __init__(self, match: Match, hands: int):
+        super().__init__(f"match {match.pk} is at version {match.version}")
+        self.match = match
+        self.hands = hands  # how many hands the match has now
+
+
+def _seated(hand: rules.Hand, was, now) -> rules.Hand:
+    """`hand` as entered at the table `was` (names in seat order), for the same seats named
+    `now`: a rename or a merge between the page's reading and the save changed a name, never
+    who sat where."""
+    if tuple(was) == tuple(now) or len(was) != len(now):
+        return hand
+    new = dict(zip(was, now, strict=True))
+
+    def named(name):
+        return new.get(name, name)
+
+    return replace(
+        hand,
+        maker=named(hand.maker),
+        dropped=tuple(named(n) for n in hand.dropped),
+        tricks={named(n): t for n, t in hand.tricks.items()},
+        dealer=named(hand.dealer),
+    )
+
+
+def _check_fits(names, stakes: rules.Stakes):
+    """What the rules allow but the columns can't hold, refused in words rather than a crash."""
+    for name in names:
+        if len(name) > rules.NAME_LENGTH:
+            raise rules.RuleError(
+                "bad_table",
+                f"{name[:20]}… is too long a name; keep it to {rules.NAME_LENGTH} letters.",
+                "players",
+            )
+    if len(stakes.currency) > rules.CURRENCY_LENGTH:
+        raise rules.RuleError(
+            "bad_file", "The currency should be a short label such as USD or $.", "currency"
+        )
+    if max(getattr(stakes, name) for name in rules.STAKE_NAMES) > rules.MAX_STAKE_CENTS:
+        raise rules.RuleError("bad_file", rules.STAKE_TOO_BIG, "per_game")
+
+
+class MatchWrites:
+    """The writes of a match (`Match`), each in one transaction under its group's turn."""
+
+    def move_to(self: Match, night: Night | None) -> Night:  # type: ignore[misc]  # a mixin of Match alone
+        """Settle the match with another night of its group's, or alone on a new one (None).
+
+        Only the night changes: the hands and their version stay as they are, so no phone at
+        the table is told its page is out of date.
+        """
+        with transaction.atomic():
+            groups_turn(self.group_id)
+            match = type(self).objects.get(pk=self.pk)
+            old = match.night_id
+            if night is None:
+                night = Night.objects.create(group_id=self.group_id)
+            type(self).objects.filter(pk=self.pk).update(night=night)
+            results = summed_results(self.pk)
+            finished = match.finished is not None
+            move_sums(match, old, results, finished, night.pk, results)
+            Night.objects.filter(pk=old, matches__isnull=True).delete()
+        self.night = night
+        return night
+
+    @transaction.atomic
+    def remove(self: Match) -> None:  # type: ignore[misc]  # a mixin of Match alone
+        """Delete the match whole, and its night if no other match is left on it; its results
+        leave their players' sums. Match.DoesNotExist (`GONE`) if it was deleted already, or
+        its group with it."""
+        try:
+            groups_turn(self.group_id)
+        except Group.DoesNotExist:
+            raise self.DoesNotExist(GONE) from None
+        stored = type(self).objects.filter(pk=self.pk).first()
+        if stored is None:
+            raise self.DoesNotExist(GONE)
+        results = summed_results(self.pk)
+        self.delete()
+        night = stored.night_id
+        move_sums(stored, night, results, stored.finished is not None, night, [])
+        Night.objects.filter(pk=night, matches__isnull=True).delete()
+
+    def _locked(self: Match) -> tuple[Match, list[rules.Hand]]:  # type: ignore[misc]  # a mixin of Match alone
+        """The match row locked until the transaction ends, and its hands as they are now.
+
+        Every write to a match's hands starts here, so writes to one match take turns (on
+        SQLite the IMMEDIATE transaction is the lock) and each sees what the last one stored.
+        It takes the group's turn first (`groups_turn`), as every other write to the group
+        does before it locks a match, so that no two writes wait for each other: a save adds
+        to its players' sums and moves the group's version on. (The lock order: group, then
+        match, then players; see `groups_turn`.)
+
+        Match.DoesNotExist, in words (`GONE`), where the match, or its whole group, was
+        deleted on another phone before its turn came.
+        """
+        try:
+            groups_turn(self.group_id)
+            match = type(self).objects.with_seats().select_for_update().get(pk=self.pk)
+        except (Group.DoesNotExist, self.DoesNotExist):
+            raise self.DoesNotExist(GONE) from None
+        return match, match.game_hands()
+
+    @transaction.atomic
+    def record(self: Match, hands: list[rules.Hand]) -> rules.MatchState:  # type: ignore[misc]  # a mixin of Match alone
+        """Store the match's hands as `hands`, after the engine accepts all of them.
+
+        Raises RuleError (with `.hand`) and stores nothing if any hand breaks a rule.
+        """
+        match, stored = self._locked()
+        state, _ = match._store_rescored(stored, hands)
+        self.version, self.finished = match.version, match.finished
+        self.hands_played, self.next_dealer = match.hands_played, match.next_dealer
+        return state
+
+    @transaction.atomic
+    def add_hand(  # type: ignore[misc]  # a mixin of Match alone
+        self: Match,
+        number: int,
+        hand: rules.Hand,
+        version: int | None,
+        by=None,
+        key: str | None = None,
+    ) -> Saved:
+        """Save hand `number` from a page drawn at `version`, sent with the phone's `key`
+        for it, if any. The same hand arriving twice (a double tap, a resent request, two
+        phones entering it) is stored once, and so is every hand sent under a key already
+        stored, whatever its version (`Saved.earlier` says which save it repeats); anything
+        else from an out-of-date page raises `Stale`.
+        """
+        match, stored = self._locked()
+        earlier = match.saved_under(key) if key else None  # before the version: a resend
+        if earlier is not None:
+            return Saved(match, match.replay(stored), earlier)
+        hand = _seated(hand, self.names, match.names)
+        if 1 <= number <= len(stored) and stored[number - 1] == hand:
+            change = Change.authors(match, [number]).get(number)
+            return Saved(match, match.replay(stored), Earlier(number, change))
+        if version != match.version or number != len(stored) + 1:
+            raise Stale(match, len(stored))
+        replayed = match._store(stored, [*stored, hand], {number: key} if key else None)
+        Change.note(match, by, Change.Kind.SAVED, number, after=hand, key=key)
+        return Saved(match, replayed)
+
+    def saved_under(self: Match, key: str) -> Earlier | None:  # type: ignore[misc]  # a mixin of Match alone
+        """The save of this match's hand that a phone sent with `key`, and what became of
+        it, or None if no hand was stored under it. The log is read before the hand: a save
+        writes both at once, and an undo only ever takes the hand away."""
+        saved = (
+            Change.objects.filter(match=self, kind=Change.Kind.SAVED, key=key)
+            .order_by("-pk")
+            .first()
+        )
+        if saved is None:
+            return None
+        Change.named(self, [saved])
+        now = "stored"
+        if not Hand.objects.filter(match=self, key=key).exists():
+            now = "undone"
+        elif Change.objects.filter(
+            match=self, number=saved.number, kind=Change.Kind.EDITED, pk__gt=saved.pk
+        ).exists():
+            now = "changed"
+        return Earlier(saved.number, saved, now, same_key=True)
+
+    @transaction.atomic
+    def change_hand(  # type: ignore[misc]  # a mixin of Match alone
+        self: Match, number: int, hand: rules.Hand, version: int | None, by=None
+    ) -> bool:
+        """Replace hand `number` with `hand`; every later hand is checked and scored again."""
+        match, stored = self._locked()
+        hand = _seated(hand, self.names, match.names)
+        if 1 <= number <= len(stored) and stored[number - 1] == hand:
+            return False
+        if version != match.version or not 1 <= number <= len(stored):
+            raise Stale(match, len(stored))
+        match._store(stored, [*stored[: number - 1], hand, *stored[number:]])
+        Change.note(match, by, Change.Kind.EDITED, number, stored[number - 1], hand)
+        return True
+
+    @transaction.atomic
+    def undo_hand(self: Match, number: int, version: int | None, by=None) -> bool:  # type: ignore[misc]  # a mixin of Match alone
+        """Take back the last hand, `number`; False if it is gone already."""
+        match, stored = self._locked()
+        if len(stored) < number:
+            return False
+        if version != match.version or number != len(stored):
+            raise Stale(match, len(stored))
+        match._store(stored, stored[:-1])
+        Change.note(match, by, Change.Kind.UNDONE, number, before=stored[-1])
+        return True
+
+    def _store(self: Match, stored: list[rules.Hand], hands: list[rules.Hand], keys=None):  # type: ignore[misc]  # a mixin of Match alone
+        """A write from a phone (a hand saved, changed or undone): write the hand rows that
+        differ between `stored` and `hands` (a new hand with its phone's key, in `keys`), and
+        the engine's verdict on the hands from the first that differs on, with the row
+        locked. Returns the replay of `hands`."""
+        start, state, results = self._replay_to_store(hands)
+        if stored == hands:
+            return state, results
+        changed = self._write_hands(stored, hands, state, results, keys)
+        first = changed[0] if changed else len(hands)  # an undo writes no hand
+        later = Hand.objects.filter(match=self, number__gt=first).exclude(number__in=changed)
+        self._write_verdict(start, state, results, later if first < len(hands) else [])
+        return state, results
+
+    def _store_rescored(self: Match, stored: list[rules.Hand], hands: list[rules.Hand]):  # type: ignore[misc]  # a mixin of Match alone
+        """`_store`, but the verdict on every hand is written anew, even where the hands are
+        as stored: after the admin changed the rows themselves. Returns the replay."""
+        start, state, results = self._replay_to_store(hands)
+        changed = self._write_hands(stored, hands, state, results) if stored != hands else []
+        others = Hand.objects.filter(match=self).exclude(number__in=changed)
+        self._write_verdict(start, state, results, others, recount=True)
+        return state, results
+
+    def _replay_to_store(self: Match, hands: list[rules.Hand]):  # type: ignore[misc]  # a mixin of Match alone
+        """(start, state, results) of `hands`, as long as the match may hold that many."""
+        if len(hands) > MAX_HANDS:
+            raise rules.RuleError(
+                "bad_file", f"A match can hold at most {MAX_HANDS:,} hands.", hand=MAX_HANDS + 1
+            )
+        start = self.start()
+        return (start, *rules.replay(start, hands))
+
+    def _write_hands(self: Match, stored, hands, state, results, keys=None) -> list[int]:  # type: ignore[misc]  # a mixin of Match alone
+        """Write the hands of `hands` that differ from `stored` (each with its verdict, and
+        its key: as it had, or from `keys`), drop those past the end, and move the version
+        on. Returns the numbers written."""
+        players = {seat.player.name: seat.player for seat in self.seats.all()}
+        changed = [n for n, hand in enumerate(hands, 1) if n > len(stored) or stored[n - 1] != hand]
+        rewritten = Hand.objects.filter(match=self, number__in=changed, key__isnull=False)
+        kept = dict(rewritten.values_list("number", "key"))  # an edited hand keeps its key
+        Hand.objects.filter(match=self).filter(
+            Q(number__in=changed) | Q(number__gt=len(hands))
+        ).delete()
+        rows = [(n, hands[n - 1], hand_verdict(state.players, results[n - 1])) for n in changed]
+        Hand.store_all(self, rows, players, {**kept, **(keys or {})})
+        self.version += 1
+        return changed
+
+    def _write_verdict(self: Match, start, state, results, rows, recount: bool = False) -> None:  # type: ignore[misc]  # a mixin of Match alone
+        """Write the engine's verdict: on each hand of `rows` (the others have theirs), on
+        the match, and each seat's `Result`; and move the players' sums from the results as
+        they were to the new ones (`move_sums`), or with `recount` (the admin may have
+        changed the match's rules, stakes, seats or night) sum their results anew."""
+        write_hand_verdicts(list(rows), state.players, results)
+        before = summed_results(self.pk)
+        was_finished = self.finished is not None
+        self.finished = (self.finished or timezone.now()) if state.finished else None
+        self.hands_played = state.hands
+        self.next_dealer = state.players.index(state.dealer)
+        self.save(update_fields=["finished", "hands_played", "next_dealer", "version", "updated"])
+        Result.objects.filter(match=self).delete()
+        after = [
+            {"player_id": seat.player_id, **fields}
+            for seat, fields in zip(
+                self.seats.all(), verdict(start, state, results, self.stakes()), strict=True
+            )
+        ]
+        Result.objects.bulk_create(Result(match=self, **row) for row in after)
+        if recount and before:
+            recount_sums({row["player_id"] for row in before + after})
+        else:
+            move_sums(self, self.night_id, before, was_finished, self.night_id, after)
+
+    @classmethod
+    @transaction.atomic
+    def create(  # type: ignore[misc]  # a mixin of Match alone
+        cls: type[Match],
+        group,
+        preset: str,
+        ruleset: rules.Ruleset,
+        stakes: rules.Stakes,
+        names,
+        first_dealer: str,
+        hands=(),
+        played_at=None,
+        by=None,
+        night_of_its_own: bool = False,
+    ) -> Match:
+        """A new match of `group` (or of an account's own group) from the engine's terms;
+        raises RuleError and stores nothing if bad. `by` is the account that began it. A name
+        saved before in other capitals or spaces is that player, spelled as saved. It joins
+        the night it was begun in, or with `night_of_its_own` makes a night alone."""
+        from games.models.players import seat_players
+
+        group = Group.of(group)
+        rules.new_match(ruleset, names, first_dealer)
+        rules.check_people(names)
+        _check_fits(names, stakes)
+        groups_turn(group.pk)
+        players = seat_players(group, names)
+        spelling = {name: p.name for name, p in zip(names, players, strict=True)}
+        names, first_dealer = [p.name for p in players], spelling[first_dealer]
+        hands = [rules.respell(hand, spelling) for hand in hands]
+        played_at = played_at or timezone.now()
+        match = cls.objects.create(
+            group=group,
+            night=Night.objects.create(group=group)
+            if night_of_its_own
+            else Night.around(group, played_at),
+            preset=preset,
+            options=ruleset.options(),
+            per_game_cents=stakes.per_game,
+            per_point_cents=stakes.per_point,
+            per_set_cents=stakes.per_set,
+            currency=stakes.currency,
+            first_dealer=list(names).index(first_dealer),
+            played_at=played_at,
+        )
+        for position, player in enumerate(players):
+            match.seats.create(player=player, position=position)
+        match.record(hands)
+        Change.note(match, by, Change.Kind.STARTED, len(hands))
+        return match
+
+    @classmethod
+    def from_file(cls: type[Match], group, m: matchfile.Match, by=None) -> Match:  # type: ignore[misc]  # a mixin of Match alone
+        """The match of a match file. One that doesn't say when it was played (an old file
+        restored) is dated by its import, but settled on a night of its own: a restore of many
+        such files is never one night of all of them, nor joins tonight's."""
+        return cls.create(
+            group,
+            m.preset,
+            m.ruleset,
+            m.stakes,
+            m.players,
+            m.first_dealer,
+            m.hands,
+            m.played_at,
+            by=by,
+            night_of_its_own=m.played_at is None,
+        )
+
+    @classmethod
+    @transaction.atomic
+    def import_file(cls: type[Match], group, m: matchfile.Match, by=None) -> tuple[Match, bool]:  # type: ignore[misc]  # a mixin of Match alone
+        """Store a match file's match unless the group has it already: (match, stored)."""
+        group = Group.of(group)
+        groups_turn(group.pk)
+        same = cls.objects.filter(group=group).same_as(m)
+        if same is not None:
+            return same, False
+        return cls.from_file(group, m, by), True
