@@ -2,6 +2,8 @@
 
 import itertools
 import random
+from datetime import datetime, timedelta
+from zoneinfo import ZoneInfo
 
 from games import matchfile, rules
 from games.rules import NO_TRUMP, REDEAL, SUITS, Hand, MatchState
@@ -105,3 +107,118 @@ SWEEP = [
         "tricks": {"Bob": 5},
     }
 ]
+
+
+CHICAGO = ZoneInfo("America/Chicago")
+MONDAY = datetime(2026, 11, 2, 19, 30, tzinfo=CHICAGO)
+
+
+# --- Match files -----------------------------------------------------------------------------
+
+EXAMPLE = {
+    "format": "buck-euchre/1",
+    "rules": "standard",
+    "stakes": {"per_game": "1.00", "per_point": "0.10", "per_set": "0.00", "currency": "USD"},
+    "players": ["Ann", "Bob", "Cat", "Dan"],
+    "first_dealer": "Dan",
+    "hands": [
+        {
+            "upcard": "hearts",
+            "trump": "hearts",
+            "maker": "Bob",
+            "dropped": ["Cat"],
+            "tricks": {"Ann": 0, "Bob": 3, "Dan": 2},
+        },
+        {"upcard": "clubs", "tricks": {"Ann": 2, "Bob": 1, "Cat": 1, "Dan": 1}},
+        {"upcard": "spades", "trump": "none", "tricks": {"Ann": 1, "Bob": 1, "Cat": 2, "Dan": 1}},
+        {
+            "upcard": "diamonds",
+            "trump": "spades",
+            "maker": "Cat",
+            "dropped": ["Ann", "Bob", "Dan"],
+            "tricks": {"Cat": 5},
+        },
+    ],
+}
+
+
+def long_match(hands: int, start: str) -> dict:
+    """A match file of `hands` turned clubs, on a table whose scores never reach zero."""
+    club = {"upcard": "clubs", "tricks": {"Ann": 2, "Bob": 1, "Cat": 1, "Dan": 1}}
+    return {
+        **EXAMPLE,
+        "played_at": start,
+        "rules": {"preset": "standard", "starting_score": 1_000_000},
+        "hands": [club] * hands,
+    }
+
+
+# --- Match files for `import_match --group`: three nights, five players ---------------------
+
+
+def _renamed(value, names: dict):
+    if isinstance(value, str):
+        return names.get(value, value)
+    if isinstance(value, list):
+        return [_renamed(v, names) for v in value]
+    if isinstance(value, dict):
+        return {names.get(k, k): _renamed(v, names) for k, v in value.items()}
+    return value
+
+
+def match_file(played_at: datetime, hands, players=TABLE) -> dict:
+    """A standard match for $1.00 a game and 10¢ a point; `hands` are written for Ann, Bob,
+    Cat and Dan in their seats, and played by `players` in those seats."""
+    names = dict(zip(TABLE, players, strict=True))
+    return {
+        "format": "buck-euchre/1",
+        "rules": "standard",
+        "stakes": {"per_game": "1.00", "per_point": "0.10", "currency": "USD"},
+        "players": list(players),
+        "first_dealer": players[-1],
+        "played_at": played_at.isoformat(),
+        "hands": _renamed(hands, names),
+    }
+
+
+def three_nights() -> list[dict]:
+    """Two matches a Monday for three weeks; Eve sits in for Dan on the second, and the last
+    match of the third is still going."""
+    week = timedelta(days=7)
+    later = timedelta(hours=1)
+    eve = ("Ann", "Bob", "Cat", "Eve")
+    return [
+        match_file(MONDAY, CAT_WINS),
+        match_file(MONDAY + later, SWEEP),
+        match_file(MONDAY + week, SWEEP, eve),
+        match_file(MONDAY + week + later, CAT_WINS, eve),
+        match_file(MONDAY + 2 * week, CAT_WINS, ("Dan", "Cat", "Bob", "Ann")),
+        match_file(MONDAY + 2 * week + later, [CLUB]),
+    ]
+
+
+# RULES.md §10, worked example 8: dirty-clubs-up, a capped set and a moon.
+EXAMPLE_8 = {
+    "format": "buck-euchre/1",
+    "rules": "dirty-clubs-up",
+    "players": ["Ann", "Bob", "Cat"],
+    "first_dealer": "Cat",
+    "hands": [
+        {
+            "upcard": "hearts",
+            "trump": "spades",
+            "maker": "Ann",
+            "bid": 3,
+            "tricks": {"Ann": 1, "Bob": 2, "Cat": 2},
+        },
+        {
+            "upcard": "diamonds",
+            "trump": "hearts",
+            "maker": "Bob",
+            "bid": 5,
+            "moon": True,
+            "dropped": ["Ann", "Cat"],
+            "tricks": {"Bob": 5},
+        },
+    ],
+}

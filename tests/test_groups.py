@@ -8,16 +8,14 @@ from urllib.parse import unquote
 import pytest
 from django.contrib.auth import get_user_model
 from django.core.management.base import CommandError
-from django.urls import reverse
 from django.utils import timezone
 
 from games.models import Change, Group, Hand, Invite, Match, Membership, Player, Role
 from games.rules import Hand as GameHand
 
-from .conftest import command, make_match
+from .conftest import assert_results_are_a_replay, command, make_match, url
 from .liveserver import PASSWORD
-from .test_matchfile import EXAMPLE
-from .test_models import assert_results_are_a_replay
+from .matches import EXAMPLE
 
 pytestmark = pytest.mark.django_db
 
@@ -33,10 +31,6 @@ HEARTS = {
     "t1": "3",
     "t3": "2",
 }
-
-
-def url(name, *args):
-    return reverse(f"games:{name}", args=args)
 
 
 def member(group, username, role):

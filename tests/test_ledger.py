@@ -8,8 +8,7 @@ import random
 import re
 import time
 from collections import Counter
-from datetime import datetime, timedelta
-from zoneinfo import ZoneInfo
+from datetime import timedelta
 
 import pytest
 from django.contrib.auth import get_user_model
@@ -36,58 +35,13 @@ from games.views import common, ledger
 from games.words import NOT_FEWEST
 from games.words import money as money_words
 
-from .conftest import command
-from .matches import CAT_WINS, CLUB, SWEEP
+from .conftest import command, url
+from .matches import MONDAY, three_nights
 
-CHICAGO = ZoneInfo("America/Chicago")
-MONDAY = datetime(2026, 11, 2, 19, 30, tzinfo=CHICAGO)
 A_GAME_AND_A_DIME = rules.Stakes(per_game=100, per_point=10)
 BOB_SWEEPS = GameHand("hearts", "hearts", "Bob", None, ("Ann", "Cat", "Dan"), {"Bob": 5})
 CAT_SWEEPS = GameHand("diamonds", "spades", "Cat", None, ("Ann", "Bob", "Dan"), {"Cat": 5})
 TABLE = ("Ann", "Bob", "Cat", "Dan")
-
-# --- Match files for `import_match --group`: three nights, five players ---------------------
-
-
-def _renamed(value, names: dict):
-    if isinstance(value, str):
-        return names.get(value, value)
-    if isinstance(value, list):
-        return [_renamed(v, names) for v in value]
-    if isinstance(value, dict):
-        return {names.get(k, k): _renamed(v, names) for k, v in value.items()}
-    return value
-
-
-def match_file(played_at: datetime, hands, players=TABLE) -> dict:
-    """A standard match for $1.00 a game and 10¢ a point; `hands` are written for Ann, Bob,
-    Cat and Dan in their seats, and played by `players` in those seats."""
-    names = dict(zip(TABLE, players, strict=True))
-    return {
-        "format": "buck-euchre/1",
-        "rules": "standard",
-        "stakes": {"per_game": "1.00", "per_point": "0.10", "currency": "USD"},
-        "players": list(players),
-        "first_dealer": players[-1],
-        "played_at": played_at.isoformat(),
-        "hands": _renamed(hands, names),
-    }
-
-
-def three_nights() -> list[dict]:
-    """Two matches a Monday for three weeks; Eve sits in for Dan on the second, and the last
-    match of the third is still going."""
-    week = timedelta(days=7)
-    later = timedelta(hours=1)
-    eve = ("Ann", "Bob", "Cat", "Eve")
-    return [
-        match_file(MONDAY, CAT_WINS),
-        match_file(MONDAY + later, SWEEP),
-        match_file(MONDAY + week, SWEEP, eve),
-        match_file(MONDAY + week + later, CAT_WINS, eve),
-        match_file(MONDAY + 2 * week, CAT_WINS, ("Dan", "Cat", "Bob", "Ann")),
-        match_file(MONDAY + 2 * week + later, [CLUB]),
-    ]
 
 
 @pytest.fixture
@@ -97,10 +51,6 @@ def imported(user, files):
     assert code == 0, err
     assert Match.objects.filter(group=group).count() == 6
     return group
-
-
-def url(name, *args):
-    return reverse(f"games:{name}", args=args)
 
 
 def text(response) -> str:

@@ -7,8 +7,8 @@ import re
 import pytest
 from playwright.sync_api import Page, expect
 
-from .test_browser import no_axe_violations, signed_in, snap
-from .test_ledger import three_nights
+from .browser import no_axe_violations, signed_in, snap
+from .matches import three_nights
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

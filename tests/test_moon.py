@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from games import matchfile, rules
 from games.rules import NO_TRUMP, Hand, RuleError, Stakes
 
-from .matches import SIX, random_hand, random_match
+from .matches import EXAMPLE_8, SIX, random_hand, random_match
 
 ANN, BOB, CAT, DAN, EVE, FAY = SIX
 THREE = (ANN, BOB, CAT)
@@ -36,31 +36,6 @@ def rule_error(state, h) -> RuleError:
 
 
 # --- docs/rules.md §10, worked example 8 ------------------------------------------------------
-
-EXAMPLE_8 = {
-    "format": "buck-euchre/1",
-    "rules": "dirty-clubs-up",
-    "players": [ANN, BOB, CAT],
-    "first_dealer": CAT,
-    "hands": [
-        {
-            "upcard": "hearts",
-            "trump": "spades",
-            "maker": ANN,
-            "bid": 3,
-            "tricks": {ANN: 1, BOB: 2, CAT: 2},
-        },
-        {
-            "upcard": "diamonds",
-            "trump": "hearts",
-            "maker": BOB,
-            "bid": 5,
-            "moon": True,
-            "dropped": [ANN, CAT],
-            "tricks": {BOB: 5},
-        },
-    ],
-}
 
 
 def test_example_8_dirty_clubs_up_a_capped_set_and_a_moon():

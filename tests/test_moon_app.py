@@ -6,11 +6,9 @@ import json
 from games import matchfile, rules
 from games.models import Hand, Match, Result
 
-from .conftest import command, make_match
+from .conftest import HX, assert_results_are_a_replay, command, drawn, make_match, reload, url
+from .matches import EXAMPLE_8
 from .pages import shown
-from .test_models import assert_results_are_a_replay, reload
-from .test_moon import EXAMPLE_8
-from .test_views import HX, drawn, url
 
 PLAYED_8 = {**EXAMPLE_8, "played_at": "2026-11-28T19:30:00-06:00"}
 

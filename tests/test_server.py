@@ -29,18 +29,13 @@ from games.models import Hand, Match, Player
 from games.rules import Hand as GameHand
 from scorekeeper.settings import cache_from_url, local_secret_key
 
-from .conftest import fresh_database, make_match
+from .conftest import fresh_database, make_match, url
 from .liveserver import PASSWORD
-from .matches import twenty_hands
-from .test_matchfile import EXAMPLE
+from .matches import EXAMPLE, long_match, twenty_hands
 
 ROOT = Path(__file__).resolve().parent.parent
 KEY = "k3y-" + "abcdefghij" * 6  # long and varied enough for check --deploy
 CLUB = GameHand("clubs", tricks={"Ann": 2, "Bob": 1, "Cat": 1, "Dan": 1})
-
-
-def url(name, *args):
-    return reverse(f"games:{name}", args=args)
 
 
 SERVER_VARIABLES = {
@@ -866,17 +861,6 @@ def test_too_many_files_at_once_are_refused_in_words(client_in):
     assert response.status_code == 400
     assert "One import takes at most 100 files. Nothing was imported" in html
     assert not Match.objects.exists()
-
-
-def long_match(hands: int, start: str) -> dict:
-    """A match file of `hands` turned clubs, on a table whose scores never reach zero."""
-    club = {"upcard": "clubs", "tricks": {"Ann": 2, "Bob": 1, "Cat": 1, "Dan": 1}}
-    return {
-        **EXAMPLE,
-        "played_at": start,
-        "rules": {"preset": "standard", "starting_score": 1_000_000},
-        "hands": [club] * hands,
-    }
 
 
 @pytest.mark.django_db

@@ -29,14 +29,12 @@ from games.models import (
 )
 from games.rules import Hand as GameHand
 
-from .conftest import make_match
+from .conftest import HX, assert_results_are_a_replay, drawn, make_match, url
 from .liveserver import PASSWORD
+from .matches import EXAMPLE
 from .pages import shown
-from .test_matchfile import EXAMPLE
-from .test_models import assert_results_are_a_replay
 
 pytestmark = pytest.mark.django_db
-HX = {"HTTP_HX_REQUEST": "true"}
 
 ORDERED_POST = {
     "number": "1",
@@ -58,16 +56,6 @@ NEW_MATCH = {
     "seat_3": "Dan",
     "dealer": "random",
 }
-
-
-def url(name, *args):
-    return reverse(f"games:{name}", args=args)
-
-
-def drawn(match, data=None, **more) -> dict:
-    """A write as the match's page sends it: the fields, and the version the page showed."""
-    match.refresh_from_db(fields=["version"])
-    return {**(data or {}), **more, "version": str(match.version)}
 
 
 def test_pages_need_a_login(client):
