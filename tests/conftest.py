@@ -3,7 +3,6 @@ import json
 import os
 import tempfile
 from contextlib import contextmanager
-from dataclasses import replace
 from functools import cache
 from pathlib import Path
 
@@ -12,11 +11,6 @@ from django.core.management import call_command
 from django.db import transaction
 from django.urls import reverse
 from hypothesis import settings as hypothesis_settings
-
-from games import rules
-from games.models import Hand, Match, Result
-from games.models.hands import VERDICT_COLUMNS, hand_verdict, verdict
-from games.models.results import TALLY_FIELDS
 
 from .liveserver import PASSWORD
 
@@ -252,47 +246,3 @@ def drawn(match, data=None, **more) -> dict:
     """A write as the match's page sends it: the fields, and the version the page showed."""
     match.refresh_from_db(fields=["version"])
     return {**(data or {}), **more, "version": str(match.version)}
-
-
-def reload(match):
-    return Match.objects.with_seats().get(pk=match.pk)
-
-
-RESULT_FIELDS = ["seat", "score", "won", "net_cents", "short", *TALLY_FIELDS]
-
-
-def assert_results_are_a_replay(match):
-    """The stored results and verdict fields are what the engine says of the stored hands."""
-    match = reload(match)
-    start = match.start()
-    state, results = rules.replay(start, match.game_hands())
-    rows = list(Result.objects.filter(match=match).order_by("seat").values(*RESULT_FIELDS))
-    assert rows == verdict(start, state, results, match.stakes())
-    assert match.stored_state() == replace(state, won_by=None)
-    players = Result.objects.filter(match=match).order_by("seat").values_list("player__name")
-    assert tuple(name for (name,) in players) == match.names
-    assert match.hands_played == state.hands
-    assert match.names[match.next_dealer] == state.dealer
-    assert (match.finished is not None) == state.finished
-    hands = Hand.objects.filter(match=match).order_by("number").values(*VERDICT_COLUMNS)
-    assert list(hands) == [hand_verdict(match.names, result) for result in results]
-    for count in (1, 2, 5):
-        latest_state, latest = match.replay_latest(count)
-        assert latest_state == state
-        assert len(latest) >= min(count, state.hands)
-        assert latest == results[len(results) - len(latest) :]
-    assert_the_state_before_each_hand_is_a_replay(match)
-
-
-def assert_the_state_before_each_hand_is_a_replay(match):
-    """`state_before` and the score race say what folding the stored hands says."""
-    match = reload(match)
-    hands = match.game_hands()
-    for number in range(1, len(hands) + 2):
-        state, _ = rules.replay(match.start(), hands[: number - 1])
-        hand = hands[number - 1] if number <= len(hands) else None
-        assert match.state_before(number) == (state, hand)
-    assert match.state_before(0) is match.state_before(len(hands) + 2) is None
-    state, results = match.replay()
-    race = [(r.number, [r.scores[p] for p in match.names]) for r in results]
-    assert match.score_race() == (state, race)

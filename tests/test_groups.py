@@ -13,9 +13,10 @@ from django.utils import timezone
 from games.models import Change, Group, Hand, Invite, Match, Membership, Player, Role
 from games.rules import Hand as GameHand
 
-from .conftest import assert_results_are_a_replay, command, make_match, url
+from .conftest import command, make_match, url
 from .liveserver import PASSWORD
 from .matches import EXAMPLE
+from .stored import assert_results_are_a_replay
 
 pytestmark = pytest.mark.django_db
 

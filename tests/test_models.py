@@ -30,16 +30,14 @@ from games.models import (
 )
 from games.rules import Hand as GameHand
 
-from .conftest import (
+from .conftest import command, fresh_database, make_match
+from .matches import EXAMPLE, TABLE, random_hand
+from .stored import (
     RESULT_FIELDS,
     assert_results_are_a_replay,
     assert_the_state_before_each_hand_is_a_replay,
-    command,
-    fresh_database,
-    make_match,
     reload,
 )
-from .matches import EXAMPLE, TABLE, random_hand
 
 pytestmark = pytest.mark.django_db
 

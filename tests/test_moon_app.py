@@ -6,9 +6,10 @@ import json
 from games import matchfile, rules
 from games.models import Hand, Match, Result
 
-from .conftest import HX, assert_results_are_a_replay, command, drawn, make_match, reload, url
+from .conftest import HX, command, drawn, make_match, url
 from .matches import EXAMPLE_8
 from .pages import shown
+from .stored import assert_results_are_a_replay, reload
 
 PLAYED_8 = {**EXAMPLE_8, "played_at": "2026-11-28T19:30:00-06:00"}
 

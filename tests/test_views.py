@@ -29,10 +29,11 @@ from games.models import (
 )
 from games.rules import Hand as GameHand
 
-from .conftest import HX, assert_results_are_a_replay, drawn, make_match, url
+from .conftest import HX, drawn, make_match, url
 from .liveserver import PASSWORD
 from .matches import EXAMPLE
 from .pages import shown
+from .stored import assert_results_are_a_replay
 
 pytestmark = pytest.mark.django_db
 
