@@ -121,24 +121,7 @@ EXAMPLE = {
     "stakes": {"per_game": "1.00", "per_point": "0.10", "per_set": "0.00", "currency": "USD"},
     "players": ["Ann", "Bob", "Cat", "Dan"],
     "first_dealer": "Dan",
-    "hands": [
-        {
-            "upcard": "hearts",
-            "trump": "hearts",
-            "maker": "Bob",
-            "dropped": ["Cat"],
-            "tricks": {"Ann": 0, "Bob": 3, "Dan": 2},
-        },
-        {"upcard": "clubs", "tricks": {"Ann": 2, "Bob": 1, "Cat": 1, "Dan": 1}},
-        {"upcard": "spades", "trump": "none", "tricks": {"Ann": 1, "Bob": 1, "Cat": 2, "Dan": 1}},
-        {
-            "upcard": "diamonds",
-            "trump": "spades",
-            "maker": "Cat",
-            "dropped": ["Ann", "Bob", "Dan"],
-            "tricks": {"Cat": 5},
-        },
-    ],
+    "hands": CAT_WINS,
 }
 
 

@@ -5,7 +5,7 @@ its page was drawn from, and writes the engine's verdict with the hands (`MatchW
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, NamedTuple
 
 from django.db import transaction
@@ -65,18 +65,7 @@ def _seated(hand: rules.Hand, was, now) -> rules.Hand:
     who sat where."""
     if tuple(was) == tuple(now) or len(was) != len(now):
         return hand
-    new = dict(zip(was, now, strict=True))
-
-    def named(name):
-        return new.get(name, name)
-
-    return replace(
-        hand,
-        maker=named(hand.maker),
-        dropped=tuple(named(n) for n in hand.dropped),
-        tricks={named(n): t for n, t in hand.tricks.items()},
-        dealer=named(hand.dealer),
-    )
+    return rules.respell(hand, dict(zip(was, now, strict=True)))
 
 
 def _check_fits(names, stakes: rules.Stakes):
