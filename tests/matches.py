@@ -205,3 +205,27 @@ EXAMPLE_8 = {
         },
     ],
 }
+
+
+# The forms as a phone sends them: Bob orders hearts up, Cat drops, Bob takes 3 and Dan 2 (the
+# maker by seat, the tricks by seat, Cat's left out); a new standard match of four.
+ORDERED_POST = {
+    "number": "1",
+    "upcard": "hearts",
+    "maker": "1",
+    "trump": "hearts",
+    "dropped": ["Cat"],
+    "t0": "0",
+    "t1": "3",
+    "t3": "2",
+}
+
+
+NEW_MATCH = {
+    "preset": "standard",
+    "seat_0": "Ann",
+    "seat_1": "Bob",
+    "seat_2": "Cat",
+    "seat_3": "Dan",
+    "dealer": "random",
+}

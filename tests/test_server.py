@@ -32,6 +32,7 @@ from scorekeeper.settings import cache_from_url, local_secret_key
 from .conftest import fresh_database, make_match, url
 from .liveserver import PASSWORD
 from .matches import EXAMPLE, long_match, twenty_hands
+from .matches import NEW_MATCH as NEW_STANDARD
 
 ROOT = Path(__file__).resolve().parent.parent
 KEY = "k3y-" + "abcdefghij" * 6  # long and varied enough for check --deploy
@@ -1025,17 +1026,7 @@ HAND_FIELDS = [
     "t2",
     "t3",
 ]
-NEW_MATCH = {
-    "preset": "standard",
-    "seat_0": "Ann",
-    "seat_1": "Bob",
-    "seat_2": "Cat",
-    "seat_3": "Dan",
-    "dealer": "random",
-    "per_game": "1.00",
-    "currency": "USD",
-    "create": "1",
-}
+NEW_MATCH = {**NEW_STANDARD, "per_game": "1.00", "currency": "USD", "create": "1"}
 GOOD_HAND = {"number": "2", "upcard": "clubs", "t0": "2", "t1": "1", "t2": "1", "t3": "1"}
 
 

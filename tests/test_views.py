@@ -31,32 +31,11 @@ from games.rules import Hand as GameHand
 
 from .conftest import HX, drawn, make_match, url
 from .liveserver import PASSWORD
-from .matches import EXAMPLE
+from .matches import EXAMPLE, NEW_MATCH, ORDERED_POST
 from .pages import shown
 from .stored import assert_results_are_a_replay
 
 pytestmark = pytest.mark.django_db
-
-ORDERED_POST = {
-    "number": "1",
-    "upcard": "hearts",
-    "maker": "1",
-    "trump": "hearts",
-    "dropped": ["Cat"],
-    "t0": "0",
-    "t1": "3",
-    "t3": "2",
-}
-
-
-NEW_MATCH = {
-    "preset": "standard",
-    "seat_0": "Ann",
-    "seat_1": "Bob",
-    "seat_2": "Cat",
-    "seat_3": "Dan",
-    "dealer": "random",
-}
 
 
 def test_pages_need_a_login(client):
