@@ -79,7 +79,11 @@ def twenty_hands() -> matchfile.Match:
 
 # Three matches' hands as a match file writes them (docs/format.md), for tests that import
 # whole evenings: a standard table where Cat wins in four hands, and one where Bob sweeps.
+# The turned club, everybody in, Ann 2 and the others 1 each: as the engine, a match file and
+# the hand form (tricks by seat) have it.
+CLUB_HAND = Hand("clubs", tricks={"Ann": 2, "Bob": 1, "Cat": 1, "Dan": 1})
 CLUB = {"upcard": "clubs", "tricks": {"Ann": 2, "Bob": 1, "Cat": 1, "Dan": 1}}
+CLUB_POST = {"upcard": "clubs", "t0": "2", "t1": "1", "t2": "1", "t3": "1"}
 CAT_WINS = [
     {
         "upcard": "hearts",
@@ -127,12 +131,11 @@ EXAMPLE = {
 
 def long_match(hands: int, start: str) -> dict:
     """A match file of `hands` turned clubs, on a table whose scores never reach zero."""
-    club = {"upcard": "clubs", "tricks": {"Ann": 2, "Bob": 1, "Cat": 1, "Dan": 1}}
     return {
         **EXAMPLE,
         "played_at": start,
         "rules": {"preset": "standard", "starting_score": 1_000_000},
-        "hands": [club] * hands,
+        "hands": [CLUB] * hands,
     }
 
 

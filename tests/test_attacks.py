@@ -19,10 +19,10 @@ import pytest
 import requests
 
 from .liveserver import FAST_HASH, PASSWORD, Phone, hidden, query, serve
+from .matches import CLUB_POST as CLUB
 from .matches import long_match
 
 CANT_SAVE = "The score keeper can't save right now; nothing was lost. Try again in a moment."
-CLUB = {"upcard": "clubs", "t0": "2", "t1": "1", "t2": "1", "t3": "1"}
 
 
 @pytest.fixture(scope="module")

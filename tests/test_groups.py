@@ -15,12 +15,12 @@ from games.rules import Hand as GameHand
 
 from .conftest import command, make_match, url
 from .liveserver import PASSWORD
+from .matches import CLUB_HAND as CLUB
 from .matches import EXAMPLE, ORDERED_POST
 from .stored import assert_results_are_a_replay
 
 pytestmark = pytest.mark.django_db
 
-CLUB = GameHand("clubs", tricks={"Ann": 2, "Bob": 1, "Cat": 1, "Dan": 1})
 SWEEP_BY_ANN = GameHand("clubs", tricks={"Ann": 5, "Bob": 0, "Cat": 0, "Dan": 0})
 HEARTS = {**ORDERED_POST, "number": "2"}
 

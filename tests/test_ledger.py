@@ -36,7 +36,7 @@ from games.words import NOT_FEWEST
 from games.words import money as money_words
 
 from .conftest import command, url
-from .matches import MONDAY, three_nights
+from .matches import CLUB_HAND, MONDAY, three_nights
 
 A_GAME_AND_A_DIME = rules.Stakes(per_game=100, per_point=10)
 BOB_SWEEPS = GameHand("hearts", "hearts", "Bob", None, ("Ann", "Cat", "Dan"), {"Bob": 5})
@@ -236,7 +236,7 @@ def test_a_payment_outlives_a_change_of_hands_and_the_balance_shows_what_is_left
         settle_up[0].key(settle_up[0].transfers[0]), True, Night.fingerprint(settle_up)
     )
     assert balance(group)["Ann"] == 0
-    match.record([GameHand("clubs", tricks={"Ann": 2, "Bob": 1, "Cat": 1, "Dan": 1})])
+    match.record([CLUB_HAND])
     payment = Payment.objects.get()
     assert (payment.amount_cents, payment.night) == (350, night)  # kept as it was
     assert balance(group) == {"Ann": 350, "Bob": -350}  # nothing owed for an open match
@@ -711,7 +711,7 @@ def test_a_payment_for_a_transfer_a_change_did_away_with_stays_listed_on_its_nig
     assert payment.night == night and payment.by == "ann"
     # A change of the hands: Bob no longer wins, and Ann's payment is for no transfer now.
     match = Match.objects.get()
-    match.record([GameHand("clubs", tricks={"Ann": 2, "Bob": 1, "Cat": 1, "Dan": 1})])
+    match.record([CLUB_HAND])
     page = text(client_in.get(night.get_absolute_url()))
     assert "a hand changed since" in page and "Ann paid Bob $3.50" in re.sub(
         r"</?strong>", "", page

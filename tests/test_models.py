@@ -31,6 +31,7 @@ from games.models import (
 from games.rules import Hand as GameHand
 
 from .conftest import command, fresh_database, make_match
+from .matches import CLUB_HAND as CLUB
 from .matches import EXAMPLE, TABLE, random_hand
 from .stored import (
     RESULT_FIELDS,
@@ -42,7 +43,6 @@ from .stored import (
 pytestmark = pytest.mark.django_db
 
 ORDERED = GameHand("hearts", "hearts", "Bob", None, ("Cat",), {"Ann": 0, "Bob": 3, "Dan": 2})
-CLUB = GameHand("clubs", tricks={"Ann": 2, "Bob": 1, "Cat": 1, "Dan": 1})
 SWEEP = GameHand("diamonds", "spades", "Cat", None, ("Ann", "Bob", "Dan"), {"Cat": 5})
 
 

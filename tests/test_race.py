@@ -18,10 +18,10 @@ import requests
 from games import matchfile
 
 from .liveserver import FAST_HASH, NEW_MATCH, Phone, hand_scores, hidden, query, serve
+from .matches import CLUB_POST as CLUB
 
 ROUNDS = 10
 RACE_WRITES, RACE_RENAMES, RACE_MERGES = 90, 60, 20
-CLUB = {"upcard": "clubs", "t0": "2", "t1": "1", "t2": "1", "t3": "1"}
 OTHER_CLUB = {"upcard": "clubs", "t0": "1", "t1": "2", "t2": "1", "t3": "1"}
 ORDERED = {"upcard": "hearts", "maker": "1", "trump": "hearts", "dropped": "Cat"}
 ORDERED |= {"t0": "0", "t1": "3", "t3": "2"}

@@ -17,10 +17,10 @@ from games.models import Group, Match, Night, Player, Role
 from games.views.matches import TONIGHT
 
 from .conftest import make_match
+from .matches import CLUB_HAND as CLUB
 
 pytestmark = pytest.mark.django_db
 
-CLUB = rules.Hand("clubs", tricks={"Ann": 2, "Bob": 1, "Cat": 1, "Dan": 1})
 SWEEP = rules.Hand("hearts", "hearts", "Bob", None, ("Ann", "Cat", "Dan"), {"Bob": 5})
 STAKES = rules.Stakes(per_game=100, per_point=10)
 CSRF = re.compile(r'name="csrfmiddlewaretoken" value="([^"]+)"')

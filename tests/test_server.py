@@ -26,17 +26,16 @@ from pytest_django.asserts import assertInHTML
 
 from games.checks import secret_key_check
 from games.models import Hand, Match, Player
-from games.rules import Hand as GameHand
 from scorekeeper.settings import cache_from_url, local_secret_key
 
 from .conftest import fresh_database, make_match, url
 from .liveserver import PASSWORD
+from .matches import CLUB_HAND as CLUB
 from .matches import EXAMPLE, long_match, twenty_hands
 from .matches import NEW_MATCH as NEW_STANDARD
 
 ROOT = Path(__file__).resolve().parent.parent
 KEY = "k3y-" + "abcdefghij" * 6  # long and varied enough for check --deploy
-CLUB = GameHand("clubs", tricks={"Ann": 2, "Bob": 1, "Cat": 1, "Dan": 1})
 
 
 SERVER_VARIABLES = {

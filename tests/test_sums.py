@@ -29,11 +29,11 @@ from games.models import (
 )
 
 from .conftest import command, make_match
+from .matches import CLUB_HAND as CLUB
 from .matches import random_hand, random_match
 
 pytestmark = pytest.mark.django_db
 
-CLUB = rules.Hand("clubs", tricks={"Ann": 2, "Bob": 1, "Cat": 1, "Dan": 1})
 SWEEP = rules.Hand("diamonds", "spades", "Cat", None, ("Ann", "Bob", "Dan"), {"Cat": 5})
 STAKES = (rules.Stakes(), rules.Stakes(per_game=100, per_point=10), rules.Stakes(per_set=25))
 

@@ -31,6 +31,8 @@ from games.rules import Hand as GameHand
 
 from .conftest import HX, drawn, make_match, url
 from .liveserver import PASSWORD
+from .matches import CLUB as CLUB_FILE
+from .matches import CLUB_HAND as CLUB
 from .matches import EXAMPLE, NEW_MATCH, ORDERED_POST
 from .pages import shown
 from .stored import assert_results_are_a_replay
@@ -67,7 +69,7 @@ def test_signup_logs_the_new_player_in(client):
 
 
 def test_home_lists_matches_in_progress_and_finished(client_in, user):
-    make_match(user, hands=[GameHand("clubs", tricks={"Ann": 2, "Bob": 1, "Cat": 1, "Dan": 1})])
+    make_match(user, hands=[CLUB])
     sweep = GameHand("hearts", "hearts", "Fay", None, ("Eve", "Gus", "Hal"), {"Fay": 5})
     make_match(user, names=("Eve", "Fay", "Gus", "Hal"), dealer="Eve", hands=[sweep])
     page = client_in.get(url("home")).content.decode()
@@ -92,9 +94,7 @@ def test_home_lists_matches_in_progress_and_finished(client_in, user):
     ],
 )
 def test_nobody_sees_or_changes_another_users_match(client, other_user, user, method, name, args):
-    match = make_match(
-        user, hands=[GameHand("clubs", tricks={"Ann": 2, "Bob": 1, "Cat": 1, "Dan": 1})]
-    )
+    match = make_match(user, hands=[CLUB])
     client.force_login(other_user)
     response = getattr(client, method)(
         url(name, match.pk, *args), ORDERED_POST if method == "post" else None
@@ -481,7 +481,7 @@ def test_a_score_below_zero_has_a_real_minus_sign_wherever_it_shows(client_in, u
 
 
 def test_undo_removes_the_last_hand_and_a_resent_undo_nothing_more(client_in, user):
-    club = GameHand("clubs", tricks={"Ann": 2, "Bob": 1, "Cat": 1, "Dan": 1})
+    club = CLUB
     match = make_match(user, hands=[club, club])
     undo = drawn(match, {"number": "2"})
     assert client_in.post(url("hand_undo", match.pk), undo).status_code == 302
@@ -492,7 +492,7 @@ def test_undo_removes_the_last_hand_and_a_resent_undo_nothing_more(client_in, us
 
 
 def test_editing_a_hand_rescores_every_later_hand(client_in, user):
-    club = GameHand("clubs", tricks={"Ann": 2, "Bob": 1, "Cat": 1, "Dan": 1})
+    club = CLUB
     match = make_match(user, hands=[club, club])
     page = client_in.get(url("hand_edit", match.pk, 1))
     assert page.status_code == 200
@@ -665,14 +665,10 @@ def test_past_matches_are_paginated_and_filtered_by_player(client_in, user):
 
 
 def test_export_downloads_the_match_file(client_in, user):
-    match = make_match(
-        user, hands=[GameHand("clubs", tricks={"Ann": 2, "Bob": 1, "Cat": 1, "Dan": 1})]
-    )
+    match = make_match(user, hands=[CLUB])
     response = client_in.get(url("match_export", match.pk))
     assert "attachment" in response["Content-Disposition"]
-    assert json.loads(response.content)["hands"] == [
-        {"upcard": "clubs", "tricks": {"Ann": 2, "Bob": 1, "Cat": 1, "Dan": 1}}
-    ]
+    assert json.loads(response.content)["hands"] == [CLUB_FILE]
 
 
 def test_import_upload_stores_a_match_or_nothing(client_in, user):
@@ -973,7 +969,7 @@ def test_the_zip_needs_a_login(client):
 def test_the_scoreboard_takes_the_same_queries_with_3_hands_and_with_60(client_in, user):
     def queries(n):
         match = make_match(user, starting_score=1000)
-        club = GameHand("clubs", tricks={"Ann": 2, "Bob": 1, "Cat": 1, "Dan": 1})
+        club = CLUB
         match.record([club] * n)
         with CaptureQueriesContext(connection) as ctx:
             assert client_in.get(match.get_absolute_url()).status_code == 200
@@ -1019,9 +1015,7 @@ def test_the_admin_shows_a_result_with_its_match_and_player_before_its_counts(
 def test_admin_edits_of_a_hand_go_through_the_rules(client, django_user_model, user):
     admin = django_user_model.objects.create_superuser("boss", password=PASSWORD)
     client.force_login(admin)
-    match = make_match(
-        user, hands=[GameHand("clubs", tricks={"Ann": 2, "Bob": 1, "Cat": 1, "Dan": 1})]
-    )
+    match = make_match(user, hands=[CLUB])
     hand = Hand.objects.get(match=match)
     plays = list(hand.plays.order_by("player__name"))
     data = {
@@ -1070,9 +1064,7 @@ def test_the_admin_deletes_a_match_whole_and_never_a_hand_a_play_or_a_seat(
 ):
     admin = django_user_model.objects.create_superuser("boss", password=PASSWORD)
     client.force_login(admin)
-    match = make_match(
-        user, hands=[GameHand("clubs", tricks={"Ann": 2, "Bob": 1, "Cat": 1, "Dan": 1})]
-    )
+    match = make_match(user, hands=[CLUB])
     hand = Hand.objects.get(match=match)
     for model, pk in (
         ("hand", hand.pk),
@@ -1089,7 +1081,7 @@ def test_the_admin_deletes_a_match_whole_and_never_a_hand_a_play_or_a_seat(
 
 def test_the_admin_never_adds_renumbers_or_moves_a_hand_or_a_play(client, django_user_model, user):
     client.force_login(django_user_model.objects.create_superuser("boss", password="x-42-y-42"))
-    club = GameHand("clubs", tricks={"Ann": 2, "Bob": 1, "Cat": 1, "Dan": 1})
+    club = CLUB
     match, other = make_match(user, hands=[club, club]), make_match(user, hands=[club])
     hand = Hand.objects.get(match=match, number=1)
     for model in ("hand", "play"):
@@ -1211,7 +1203,7 @@ def test_the_preview_says_set_only_where_sets_count(client_in, user, set_penalty
 
 def test_admin_seat_changes_are_replayed_through_the_rules(client, django_user_model, user):
     client.force_login(django_user_model.objects.create_superuser("boss", password="x-42-y-42"))
-    club = GameHand("clubs", tricks={"Ann": 2, "Bob": 1, "Cat": 1, "Dan": 1})
+    club = CLUB
     match = make_match(user, hands=[club])
     zed = Player.objects.create(group=Group.home(user), name="Zed")
     seats = list(match.seats.order_by("position"))
@@ -1259,9 +1251,7 @@ def test_a_player_named_pass_can_make_trump(client_in, user):
 def test_a_match_is_deleted_only_after_asking_and_only_by_its_owner(
     client, client_in, user, other_user
 ):
-    match = make_match(
-        user, hands=[GameHand("clubs", tricks={"Ann": 2, "Bob": 1, "Cat": 1, "Dan": 1})]
-    )
+    match = make_match(user, hands=[CLUB])
     page = client_in.get(url("match_delete", match.pk)).content.decode()
     assert "Delete this match?" in page and Match.objects.exists()
     client.force_login(other_user)
@@ -1285,7 +1275,6 @@ def test_moving_a_player_up_a_seat_keeps_them_the_first_dealer(client_in):
 
 # --- Many phones: versions, stale pages, resent writes ---------------------------------------
 
-CLUB = GameHand("clubs", tricks={"Ann": 2, "Bob": 1, "Cat": 1, "Dan": 1})
 CLUB_POST = {"number": "1", "upcard": "clubs", "t0": "2", "t1": "1", "t2": "1", "t3": "1"}
 
 
