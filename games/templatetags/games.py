@@ -6,7 +6,7 @@ import itertools
 from django import template
 from django.conf import settings
 from django.utils.html import format_html, json_script
-from django.utils.safestring import SafeData, mark_safe
+from django.utils.safestring import mark_safe
 
 from games import rules, words
 from games.checks import password_reset_on
@@ -287,65 +287,3 @@ def twin_data(match, state):
         },
     }
     return json_script(data, "twin-data")
-
-
-WINNER = ' class="winner"'
-
-
-@register.simple_tag
-def match_cards(cards: list[dict], export: bool = True):
-    """A list's match cards (`cards` from views.common.cards_of), written out as the tiles
-    are: drawn by a template, twenty cards were half the cost of a page of them. A card with a
-    `group_name` names its group; `export` offers each match's file."""
-    e = html.escape
-
-    def group(card: dict) -> str:
-        if "group_name" not in card:
-            return ""
-        return f'    <span class="card-group">{e(card["group_name"])}</span>\n'
-
-    def export_link(card: dict) -> str:
-        if not export:
-            return ""
-        return (
-            f'  <a class="card-export" href="{e(card["export_url"])}" download'
-            f' aria-label="Export match of {e(card["when"])}">Export</a>\n'
-        )
-
-    def scores(card: dict) -> str:
-        return "".join(
-            f"<span{WINNER if won else ''}>{e(name)} {words.number(score)}</span>"
-            for name, score, won in card["scores"]
-        )
-
-    return mark_safe(
-        "".join(
-            f'<li>\n  <a class="match-card" href="{e(c["url"])}">\n'
-            f'    <span class="card-title">{e(c["title"])}</span>\n'
-            f"{group(c)}"
-            f'    <span class="card-scores">{scores(c)}</span>\n'
-            f'    <span class="card-meta">{e(c["meta"])}</span>\n  </a>\n'
-            f"{export_link(c)}</li>"
-            for c in cards
-        )
-    )
-
-
-def _cell(value) -> str:
-    """A value as a template writes it: escaped, unless it is already safe HTML."""
-    return str(value) if isinstance(value, SafeData) else html.escape(str(value))
-
-
-@register.simple_tag
-def table_rows(rows):
-    """A table's rows, each a row header and its cells (`(label, value, ...)`), written out:
-    a player's statistics are a hundred rows and more, and a template loop over them was the
-    most of their page's cost."""
-    return mark_safe(
-        "".join(
-            f'<tr><th scope="row">{_cell(label)}</th>'
-            + "".join(f"<td>{_cell(cell)}</td>" for cell in cells)
-            + "</tr>"
-            for label, *cells in rows
-        )
-    )
