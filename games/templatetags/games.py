@@ -1,16 +1,13 @@
 """The template tags and filters: the words are games/words.py's, the rules rules.py's."""
 
-import html
 import itertools
 
 from django import template
 from django.conf import settings
-from django.utils.html import format_html, json_script
-from django.utils.safestring import mark_safe
+from django.utils.html import json_script
 
 from games import rules, words
 from games.checks import password_reset_on
-from games.forms import PASS
 from games.words import SUIT_SYMBOLS, gain_or_loss, money, signed_money
 
 register = template.Library()
@@ -42,67 +39,6 @@ def suit_symbol(suit: str) -> str:
     return SUIT_SYMBOLS.get(suit, "")
 
 
-# The hand form's tiles are written out here rather than by a template loop over them, which
-# was a third of a check's time; they keep the names, ids and values of Django's radios. Plain
-# strings, each value escaped once (`html.escape`, as Django's escape): format_html's lazy
-# checks of every argument were a tenth of a check.
-CHECKED = mark_safe(" checked")
-INVALID = ' aria-invalid="true"'
-
-
-@register.simple_tag
-def suit_tiles(field, chosen: str | None, required: bool = False):
-    """A suit's tile a radio of `field` (a bound field of suits), `chosen` checked; an upcard's
-    are required, and marked invalid while its error shows."""
-    attrs = " required" + (INVALID if field.errors else "") if required else ""
-    name, auto_id = html.escape(field.html_name), html.escape(field.auto_id)
-    return mark_safe(
-        "\n".join(
-            f'<label class="choice suit-{suit}"><input type="radio" name="{name}" value="{suit}"'
-            f' id="{auto_id}_{i}"{attrs}{CHECKED if suit == chosen else ""}><span>'
-            f'<b aria-hidden="true">{SUIT_SYMBOLS[suit]}</b><small>{suit.title()}</small>'
-            "</span></label>"
-            for i, (suit, _) in enumerate(field.field.choices)
-        )
-    )
-
-
-@register.simple_tag
-def maker_tiles(field, all_pass: str):
-    """A tile a radio of `field` (the seats and "everybody passed"), the one tapped checked;
-    what all passing does under the tile for it ("redeal" or "no trump")."""
-    invalid = INVALID if field.errors else ""
-    chosen = field.value()
-    name, auto_id = html.escape(field.html_name), html.escape(field.auto_id)
-    passing = f"All pass <small>{'redeal' if all_pass == 'redeal' else 'no trump'}</small>"
-    return mark_safe(
-        "\n".join(
-            f'<label class="choice{" pass" if value == PASS else ""}"><input type="radio"'
-            f' name="{name}" value="{html.escape(value)}" id="{auto_id}_{i}"{invalid}'
-            f"{CHECKED if value == chosen else ''}><span>"
-            + (passing if value == PASS else f'<b class="name">{html.escape(label)}</b>')
-            + "</span></label>"
-            for i, (value, label) in enumerate(field.field.choices)
-        )
-    )
-
-
-@register.simple_tag
-def trick_chips(field: str, counts, told: int | None, disabled: bool = False):
-    """A player's row of trick chips, one radio a count, the count told checked; `disabled`
-    for a row the hand does not ask (drawn for the phone to show, never sent)."""
-    name = html.escape(field)
-    off = " disabled" if disabled else ""
-    counts = TRICK_COUNTS if counts is None else counts
-    return mark_safe(
-        "".join(
-            f'<label class="chip"><input type="radio" name="{name}" value="{n}"{off}'
-            f"{CHECKED if n == told else ''}><span>{n}</span></label>"
-            for n in counts
-        )
-    )
-
-
 # --- The hand form with every question drawn (issue 35) ---------------------------------------
 # The form draws every question a hand could ask, those its shape does not ask hidden and
 # disabled; static/js/offline.js shows, hides and greys them by the shape the phone's twin of
@@ -115,10 +51,16 @@ TRICK_COUNTS = tuple(range(rules.TRICKS + 1))
 @register.simple_tag
 def hand_rows(form, state) -> list[dict]:
     """The form's rows (HandForm.players), or before the upcard one empty row a seat; each
-    says whether its name is greyed among the drops (`locked`: must play, not ticked)."""
+    says whether its name is greyed among the drops (`locked`: must play, not ticked), and
+    has its trick chips (`chips`: each count, and whether it is the one told)."""
     if form.shape is not None:
         return [
-            {**row, "locked": row["must_play"] and not row["dropped"]} for row in form.players()
+            {
+                **row,
+                "locked": row["must_play"] and not row["dropped"],
+                "chips": [(n, n == row["tricks"]) for n in TRICK_COUNTS],
+            }
+            for row in form.players()
         ]
     return [
         {
@@ -133,33 +75,24 @@ def hand_rows(form, state) -> list[dict]:
             "why": None,
             "score": state.shown(p),
             "locked": False,
+            "chips": [(n, False) for n in TRICK_COUNTS],
         }
         for i, p in enumerate(state.players)
     ]
 
 
 @register.simple_tag
-def bid_tiles(form, state):
-    """A bid's radios, every bid the rules allow, the one tapped checked."""
-    r = state.ruleset
-    chosen = form["bid"].value()
-    invalid = INVALID if form["bid"].errors else ""
-    return mark_safe(
-        "".join(
-            f'<label class="choice"><input type="radio" name="bid" value="{n}" id="id_bid_{i}"'
-            f"{invalid}{CHECKED if str(n) == str(chosen) else ''}><span>{n}</span></label>"
-            for i, n in enumerate(range(r.min_bid, rules.TRICKS + 1))
-        )
-    )
+def bid_choices(form, state) -> list[tuple[int, bool]]:
+    """Every bid the rules allow, and whether it is the one tapped."""
+    chosen = str(form["bid"].value())
+    return [(n, str(n) == chosen) for n in range(state.ruleset.min_bid, rules.TRICKS + 1)]
 
 
 @register.simple_tag
-def form_hint(form):
-    """The next question, or what is wrong so far, while the hand is checked: one line,
-    hidden while there is nothing to say (the phone writes the server's words into it)."""
-    said = [e for errors in form.errors.values() for e in errors] if form.is_bound else []
-    hidden = "" if said else " hidden"
-    return format_html('<p class="hint"{}>{}</p>', hidden, " ".join(said))
+def hint_of(form) -> list[str]:
+    """What is wrong so far while the hand is checked (the form's hint shows the next
+    question, hidden while there is nothing to say: the phone writes the server's words in)."""
+    return [e for errors in form.errors.values() for e in errors] if form.is_bound else []
 
 
 @register.simple_tag
@@ -168,17 +101,18 @@ def bid_count(state) -> int:
 
 
 @register.simple_tag
-def hand_preview(form, state):
-    """One line a player of the changes of score a valid hand would make (HandForm.preview),
-    hidden while the hand is not yet valid; the phone fills the numbers in."""
+def preview_of(form, state) -> dict:
+    """The changes of score a valid hand would make (HandForm.preview), one line a player,
+    and whether they are `shown` (not while the hand is not yet valid: the phone fills the
+    numbers in)."""
     shown = form.is_bound and form.shape is not None and form.is_valid()
-    lines = (
+    changes = (
         form.preview()
         if shown
         else [{"name": p, "change": None, "note": ""} for p in state.players]
     )
-    items = []
-    for i, c in enumerate(lines):
+    lines = []
+    for c in changes:
         change, note = c["change"], c["note"]
         if note == "dropped":
             note_text, change_text = "out", ""
@@ -188,13 +122,8 @@ def hand_preview(form, state):
                 "" if change is None else words.signed(words.change_shown(state.ruleset, change))
             )
         trend = "" if not change else "up" if change > 0 else "down"
-        items.append(
-            f'<li data-seat="{i}"><strong>{html.escape(c["name"])}</strong> '
-            f'<span class="reason">{note_text}</span>'
-            f'<span class="{trend}">{change_text}</span></li>'
-        )
-    hidden = "" if shown else " hidden"
-    return mark_safe(f'<ul class="preview"{hidden}>{"".join(items)}</ul>')
+        lines.append({"name": c["name"], "note": note_text, "change": change_text, "trend": trend})
+    return {"shown": shown, "lines": lines}
 
 
 @register.simple_tag
