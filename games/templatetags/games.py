@@ -5,8 +5,8 @@ import itertools
 
 from django import template
 from django.conf import settings
-from django.utils.html import format_html, json_script
-from django.utils.safestring import SafeData, mark_safe
+from django.utils.html import json_script
+from django.utils.safestring import mark_safe
 
 from games import rules, words
 from games.checks import password_reset_on
@@ -42,11 +42,49 @@ def suit_symbol(suit: str) -> str:
     return SUIT_SYMBOLS.get(suit, "")
 
 
-# The hand form's tiles are written out here rather than by a template loop over them, which
-# was a third of a check's time; they keep the names, ids and values of Django's radios. Plain
-# strings, each value escaped once (`html.escape`, as Django's escape): format_html's lazy
-# checks of every argument were a tenth of a check.
-CHECKED = mark_safe(" checked")
+# --- The hand form with every question drawn (issue 35) ---------------------------------------
+# The form draws every question a hand could ask, those its shape does not ask hidden and
+# disabled; static/js/offline.js shows, hides and greys them by the shape the phone's twin of
+# the rules (static/js/rules.js) computes, so that a tap needs no round trip. The words it
+# shows are the server's, all of them written out here in a data block.
+
+TRICK_COUNTS = tuple(range(rules.TRICKS + 1))
+
+
+@register.simple_tag
+def hand_rows(form, state) -> list[dict]:
+    """The form's rows (HandForm.players), or before the upcard one empty row a seat; each
+    says whether its name is greyed among the drops (`locked`: must play, not ticked)."""
+    if form.shape is not None:
+        return [
+            {**row, "locked": row["must_play"] and not row["dropped"]} for row in form.players()
+        ]
+    return [
+        {
+            "seat": i,
+            "name": p,
+            "field": f"t{i}",
+            "dropped": False,
+            "plays": False,
+            "tricks": None,
+            "filled": False,
+            "must_play": None,
+            "why": None,
+            "score": state.shown(p),
+            "locked": False,
+        }
+        for i, p in enumerate(state.players)
+    ]
+
+
+# The hand form's suit and maker tiles and trick chips (41 radios on a check of a standard
+# hand) are written out here, not by partials of match_detail.html: drawn by partials, they
+# made pages_bench's "check, 20 hands" 0.38× the minimal view against 0.46× here (21 % costlier,
+# SQLite), and with the chips alone kept here still 0.40× against 0.45× (12 %, three runs each
+# by turns); all three kept here, 0.45× against 0.46×. They keep the names, ids and values of
+# Django's radios. Plain strings, each value escaped once (`html.escape`, as Django's escape):
+# format_html's lazy checks of every argument were a tenth of a check.
+CHECKED = " checked"
 INVALID = ' aria-invalid="true"'
 
 
@@ -88,78 +126,32 @@ def maker_tiles(field, all_pass: str):
 
 
 @register.simple_tag
-def trick_chips(field: str, counts, told: int | None, disabled: bool = False):
+def trick_chips(field: str, told: int | None, disabled: bool = False):
     """A player's row of trick chips, one radio a count, the count told checked; `disabled`
     for a row the hand does not ask (drawn for the phone to show, never sent)."""
     name = html.escape(field)
     off = " disabled" if disabled else ""
-    counts = TRICK_COUNTS if counts is None else counts
     return mark_safe(
         "".join(
             f'<label class="chip"><input type="radio" name="{name}" value="{n}"{off}'
             f"{CHECKED if n == told else ''}><span>{n}</span></label>"
-            for n in counts
-        )
-    )
-
-
-# --- The hand form with every question drawn (issue 35) ---------------------------------------
-# The form draws every question a hand could ask, those its shape does not ask hidden and
-# disabled; static/js/offline.js shows, hides and greys them by the shape the phone's twin of
-# the rules (static/js/rules.js) computes, so that a tap needs no round trip. The words it
-# shows are the server's, all of them written out here in a data block.
-
-TRICK_COUNTS = tuple(range(rules.TRICKS + 1))
-
-
-@register.simple_tag
-def hand_rows(form, state) -> list[dict]:
-    """The form's rows (HandForm.players), or before the upcard one empty row a seat; each
-    says whether its name is greyed among the drops (`locked`: must play, not ticked)."""
-    if form.shape is not None:
-        return [
-            {**row, "locked": row["must_play"] and not row["dropped"]} for row in form.players()
-        ]
-    return [
-        {
-            "seat": i,
-            "name": p,
-            "field": f"t{i}",
-            "dropped": False,
-            "plays": False,
-            "tricks": None,
-            "filled": False,
-            "must_play": None,
-            "why": None,
-            "score": state.shown(p),
-            "locked": False,
-        }
-        for i, p in enumerate(state.players)
-    ]
-
-
-@register.simple_tag
-def bid_tiles(form, state):
-    """A bid's radios, every bid the rules allow, the one tapped checked."""
-    r = state.ruleset
-    chosen = form["bid"].value()
-    invalid = INVALID if form["bid"].errors else ""
-    return mark_safe(
-        "".join(
-            f'<label class="choice"><input type="radio" name="bid" value="{n}" id="id_bid_{i}"'
-            f"{invalid}{CHECKED if str(n) == str(chosen) else ''}><span>{n}</span></label>"
-            for i, n in enumerate(range(r.min_bid, rules.TRICKS + 1))
+            for n in TRICK_COUNTS
         )
     )
 
 
 @register.simple_tag
-def form_hint(form):
-    """The next question, or what is wrong so far, while the hand is checked: one line,
-    hidden while there is nothing to say (the phone writes the server's words into it)."""
-    said = [e for errors in form.errors.values() for e in errors] if form.is_bound else []
-    hidden = "" if said else " hidden"
-    return format_html('<p class="hint"{}>{}</p>', hidden, " ".join(said))
+def bid_choices(form, state) -> list[tuple[int, bool]]:
+    """Every bid the rules allow, and whether it is the one tapped."""
+    chosen = str(form["bid"].value())
+    return [(n, str(n) == chosen) for n in range(state.ruleset.min_bid, rules.TRICKS + 1)]
+
+
+@register.simple_tag
+def hint_of(form) -> list[str]:
+    """What is wrong so far while the hand is checked (the form's hint shows the next
+    question, hidden while there is nothing to say: the phone writes the server's words in)."""
+    return [e for errors in form.errors.values() for e in errors] if form.is_bound else []
 
 
 @register.simple_tag
@@ -168,17 +160,18 @@ def bid_count(state) -> int:
 
 
 @register.simple_tag
-def hand_preview(form, state):
-    """One line a player of the changes of score a valid hand would make (HandForm.preview),
-    hidden while the hand is not yet valid; the phone fills the numbers in."""
+def preview_of(form, state) -> dict:
+    """The changes of score a valid hand would make (HandForm.preview), one line a player,
+    and whether they are `shown` (not while the hand is not yet valid: the phone fills the
+    numbers in)."""
     shown = form.is_bound and form.shape is not None and form.is_valid()
-    lines = (
+    changes = (
         form.preview()
         if shown
         else [{"name": p, "change": None, "note": ""} for p in state.players]
     )
-    items = []
-    for i, c in enumerate(lines):
+    lines = []
+    for c in changes:
         change, note = c["change"], c["note"]
         if note == "dropped":
             note_text, change_text = "out", ""
@@ -188,13 +181,8 @@ def hand_preview(form, state):
                 "" if change is None else words.signed(words.change_shown(state.ruleset, change))
             )
         trend = "" if not change else "up" if change > 0 else "down"
-        items.append(
-            f'<li data-seat="{i}"><strong>{html.escape(c["name"])}</strong> '
-            f'<span class="reason">{note_text}</span>'
-            f'<span class="{trend}">{change_text}</span></li>'
-        )
-    hidden = "" if shown else " hidden"
-    return mark_safe(f'<ul class="preview"{hidden}>{"".join(items)}</ul>')
+        lines.append({"name": c["name"], "note": note_text, "change": change_text, "trend": trend})
+    return {"shown": shown, "lines": lines}
 
 
 @register.simple_tag
@@ -282,65 +270,3 @@ def twin_data(match, state):
         },
     }
     return json_script(data, "twin-data")
-
-
-WINNER = ' class="winner"'
-
-
-@register.simple_tag
-def match_cards(cards: list[dict], export: bool = True):
-    """A list's match cards (`cards` from views.common.cards_of), written out as the tiles
-    are: drawn by a template, twenty cards were half the cost of a page of them. A card with a
-    `group_name` names its group; `export` offers each match's file."""
-    e = html.escape
-
-    def group(card: dict) -> str:
-        if "group_name" not in card:
-            return ""
-        return f'    <span class="card-group">{e(card["group_name"])}</span>\n'
-
-    def export_link(card: dict) -> str:
-        if not export:
-            return ""
-        return (
-            f'  <a class="card-export" href="{e(card["export_url"])}" download'
-            f' aria-label="Export match of {e(card["when"])}">Export</a>\n'
-        )
-
-    def scores(card: dict) -> str:
-        return "".join(
-            f"<span{WINNER if won else ''}>{e(name)} {words.number(score)}</span>"
-            for name, score, won in card["scores"]
-        )
-
-    return mark_safe(
-        "".join(
-            f'<li>\n  <a class="match-card" href="{e(c["url"])}">\n'
-            f'    <span class="card-title">{e(c["title"])}</span>\n'
-            f"{group(c)}"
-            f'    <span class="card-scores">{scores(c)}</span>\n'
-            f'    <span class="card-meta">{e(c["meta"])}</span>\n  </a>\n'
-            f"{export_link(c)}</li>"
-            for c in cards
-        )
-    )
-
-
-def _cell(value) -> str:
-    """A value as a template writes it: escaped, unless it is already safe HTML."""
-    return str(value) if isinstance(value, SafeData) else html.escape(str(value))
-
-
-@register.simple_tag
-def table_rows(rows):
-    """A table's rows, each a row header and its cells (`(label, value, ...)`), written out:
-    a player's statistics are a hundred rows and more, and a template loop over them was the
-    most of their page's cost."""
-    return mark_safe(
-        "".join(
-            f'<tr><th scope="row">{_cell(label)}</th>'
-            + "".join(f"<td>{_cell(cell)}</td>" for cell in cells)
-            + "</tr>"
-            for label, *cells in rows
-        )
-    )

@@ -6,12 +6,10 @@ from __future__ import annotations
 
 import csv
 import functools
-from collections.abc import Callable
 from decimal import Decimal
 
 import segno
 from django.http import HttpResponse
-from django.urls import reverse
 from django.utils import timezone
 from django.utils.http import content_disposition_header
 from django.utils.safestring import mark_safe
@@ -44,20 +42,9 @@ def day_and_clock(moment) -> str:
     return words.day_and_clock(timezone.localtime(moment))
 
 
-ANY_ID = 918_273_645  # an id in a route reversed once for many objects, then replaced
-
-
-def addresses(route: str) -> Callable[[int], str]:
-    """The address of an object of `route` by its id, the route reversed once for all of
-    them (reversing it once an object was a tenth of a long list's cost)."""
-    address = reverse(route, args=[ANY_ID])
-    return lambda pk: address.replace(str(ANY_ID), str(pk))
-
-
 def cards_of(ids: list[int]) -> list[dict]:
     """What a list shows of each of these matches, from their stored results: put together
-    here once, so that a long page of cards costs little to draw."""
-    board, export = addresses("games:match_detail"), addresses("games:match_export")
+    here once, so that a long page of cards costs little to draw (games/_match_cards.html)."""
     cards = []
     for m in Match.card_rows(ids):
         if m.finished:
@@ -69,8 +56,6 @@ def cards_of(ids: list[int]) -> list[dict]:
         cards.append(
             {
                 "pk": m.pk,
-                "url": board(m.pk),
-                "export_url": export(m.pk),
                 "title": f"{m.label} · {when}",
                 "when": when,
                 "scores": [

@@ -23,7 +23,6 @@ from games.access import SignedInRequest
 from games.charts import line_chart
 from games.models import Group, Match, Night, Player, Role, SettleUp, payment_key
 from games.views.common import (
-    addresses,
     csv_download,
     group_switch,
     net_charts,
@@ -225,14 +224,13 @@ def night_list(request: SignedInRequest) -> HttpResponse:
         )
         page = Paginator(nights, 20).get_page(number)
         shared = Night.shared_days(group.pk, [n.began for n in page])
-        address = addresses("games:night_detail")
         rows = []
         for n in page:
             began = timezone.localtime(n.began)
             count = f"{n.count} match{'' if n.count == 1 else 'es'}"
             rows.append(
                 {
-                    "url": address(n.pk),
+                    "pk": n.pk,
                     "title": Night.title(n.began, began.date() in shared),
                     "meta": f"{count} from {words.clock(began)}",
                 }
