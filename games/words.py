@@ -284,12 +284,12 @@ def _deal(r: rules.Ruleset) -> str:
     """The deck, the widow and the upcard (docs/rules.md §1): the 24-card deck for three
     players as for four."""
     three = " (with three players too)" if 3 in r.players else ""
-    more = ""
-    if max(r.players) > 4:
-        more = (
-            " Five or six players add the 8s, or the 7s and 8s, so that everyone still gets "
-            "five cards."
-        )
+    bigger = {
+        5: "five players add the 8s (28 cards)",
+        6: "six players add the 7s and 8s (32 cards)",
+    }
+    said = " and ".join(bigger[n] for n in (5, 6) if n in r.players)
+    more = f" {said[:1].upper()}{said[1:]}, so that everyone still gets five cards." if said else ""
     return (
         f"Each player is dealt five cards from the 24-card Euchre deck, 9 to Ace{three}.{more} "
         "The cards left over are the widow (the kitty): nobody plays them, so all five "

@@ -58,6 +58,11 @@ def test_the_moon_is_asked_only_of_a_maker_on_the_board(client_in, user):
     # Ann has taken tricks: she may shoot the moon; Bob has too; Dan has not.
     ann = {"number": "2", "upcard": "diamonds", "maker": "0", "trump": "hearts"}
     html = client_in.post(check, drawn(match, ann), **HX).content.decode()
+    assert not moon_shown(html)  # the moon is a bid of five: asked once five is bid
+    ann["bid"] = "3"
+    assert not moon_shown(client_in.post(check, drawn(match, ann), **HX).content.decode())
+    ann["bid"] = "5"
+    html = client_in.post(check, drawn(match, ann), **HX).content.decode()
     assert moon_shown(html) and "Shoot the moon" in shown(html)
     dan = {**ann, "maker": "3"}
     assert not moon_shown(client_in.post(check, drawn(match, dan), **HX).content.decode())

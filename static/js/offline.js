@@ -128,12 +128,14 @@
     }
     const bidMaker = form.querySelector(".bid-maker");
     if (bidMaker) bidMaker.textContent = shape.maker || "";
-    // The moon: one tap, where the maker may declare it (HandShape.moon).
-    show(fieldset("moon"), asks.has("moon"));
+    // The moon: one tap, where the maker may declare it (HandShape.moon); where the maker bids,
+    // once the bid is five (the moon is a bid of all five tricks, §4).
+    const moonAsked = asks.has("moon") && (!asks.has("bid") || Number(checkedValue(form, "bid")) === R.TRICKS);
+    show(fieldset("moon"), moonAsked);
     if (!asks.has("moon")) setChecked(form, "moon", null);
     const moonMaker = form.querySelector(".moon-maker");
     if (moonMaker) moonMaker.textContent = shape.maker || "";
-    const moon = asks.has("moon") && checkedValue(form, "moon") !== null;
+    const moon = moonAsked && checkedValue(form, "moon") !== null;
 
     // Who dropped out: a player who must play is greyed, with the reason in words.
     const dropped = [];
