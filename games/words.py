@@ -153,17 +153,19 @@ def rules_in_words(
     seats = [str(n) for n in r.players]
     seats_said = seats[0] if len(seats) == 1 else ", ".join(seats[:-1]) + " or " + seats[-1]
     redeal = ", a redeal included" if r.all_pass == rules.REDEAL else ""
-    shown = (
-        f" The board shows each score counted up, as the points taken toward {r.starting_score}."
-        if r.count_up
-        else ""
+    # Counted up (§7 `count_up`), every score below is said as the board shows it: the points
+    # taken toward the start, a penalty taking points away.
+    up, start = r.count_up, r.starting_score
+    count = (
+        f"start at 0 and count up to {start}"
+        if up
+        else f"start at {start} and count down toward zero"
     )
     out = [
         (
             "The table",
-            f"{seats_said} players, each for themselves, start at {r.starting_score} and count "
-            "down toward zero. Every hand has five tricks, and the deal passes to the left after "
-            f"each one{redeal}.{shown}",
+            f"{seats_said} players, each for themselves, {count}. Every hand has five tricks, "
+            f"and the deal passes to the left after each one{redeal}.",
         ),
         ("The deal", _deal(r)),
         (
@@ -220,25 +222,31 @@ def rules_in_words(
         "If everyone else drops, the maker takes all five tricks."
     )
     if r.no_drop_at_or_below is not None:
-        drop += f" A player at {r.no_drop_at_or_below} or below must play."
+        if up:
+            drop += f" A player at {start - r.no_drop_at_or_below} or above must play."
+        else:
+            drop += f" A player at {r.no_drop_at_or_below} or below must play."
     out.append(("Dropping out", drop))
+    sign, counted = ("−", "nothing for") if up else ("+", "nothing off for")
     if r.set_penalty is None:
         maker = (
             "There is no set: a maker who falls short counts their tricks like everyone else "
-            f"(and with no trick gets +{r.zero_trick_penalty})."
+            f"(and with no trick gets {sign}{r.zero_trick_penalty})."
         )
     else:
         maker = (
             "A maker who takes fewer tricks than they need is set: "
-            f"+{_points(r.set_penalty)}, and nothing off for the tricks they took."
+            f"{sign}{_points(r.set_penalty)}, and {counted} the tricks they took."
         )
+    tricks = "adds their tricks to" if up else "takes their tricks off"
     scoring = (
-        "Everyone who played takes their tricks off their score. "
+        f"Everyone who played {tricks} their score. "
         f"{maker} Anyone else who played and took no trick gets "
-        f"+{_points(r.zero_trick_penalty)}."
+        f"{sign}{_points(r.zero_trick_penalty)}."
     )
     if r.cap_at_start:
-        scoring += f" A penalty never takes a score above {r.starting_score}: it stops there."
+        floor = "below 0" if up else f"above {start}"
+        scoring += f" A penalty never takes a score {floor}: it stops there."
     known = rules.PRESETS.get(preset or "")
     if known and "set_penalty" in known.left_open:
         scoring += (
@@ -254,26 +262,28 @@ def rules_in_words(
         )
         sweep = f"Taking all five tricks wins the match at once, alone: {alone}. "
     else:
-        sweep = "Taking all five tricks is just five off: it does not end the match. "
+        five = "five more" if up else "five off"
+        sweep = f"Taking all five tricks is just {five}: it does not end the match. "
+    best, line = ("highest", f"at {start} or above") if up else ("lowest", "at or below zero")
     ties = {
-        "lowest": "the lowest score wins, and players tied on it share the win.",
-        "share": "every player at or below zero shares the win.",
+        "lowest": f"the {best} score wins, and players tied on it share the win.",
+        "share": f"every player {line} shares the win.",
         "play_on": (
-            "the lowest score wins if one player holds it alone; if several share it, play "
-            "goes on until after some hand one player alone is lowest."
+            f"the {best} score wins if one player holds it alone; if several share it, play "
+            f"goes on until after some hand one player alone is {best}."
         ),
     }[r.ties]
     moon = (
-        "A maker who has played an earlier hand may shoot the moon (with a bid of 5 where "
-        "tricks are bid): taking all five wins the match at once; missing it is a set that "
-        "counts as two hands fallen short. "
+        "A maker on the board (who has taken a trick or fallen short this match) may shoot "
+        "the moon (with a bid of 5 where tricks are bid): taking all five wins the match at "
+        "once; missing it is a set that counts as two hands fallen short. "
         if r.moon
         else ""
     )
     out.append(
         (
             "The end",
-            f"{moon}{sweep}Otherwise the match ends once a score is at or below zero: {ties}",
+            f"{moon}{sweep}Otherwise the match ends once a score is {line}: {ties}",
         )
     )
     out.append(("Stakes", stakes_in_words(stakes, r)))
@@ -307,7 +317,10 @@ def stakes_in_words(stakes: rules.Stakes, ruleset: rules.Ruleset) -> str:
         terms.append(f"{money(stakes.per_game, c)} a game")
         working.append(money(stakes.per_game, c))
     if stakes.per_point:
-        terms.append(f"{money(stakes.per_point, c)} for each point they have left")
+        left = (
+            f"they are short of {ruleset.starting_score}" if ruleset.count_up else "they have left"
+        )
+        terms.append(f"{money(stakes.per_point, c)} for each point {left}")
         working.append(f"{EXAMPLE_SCORE} × {money(stakes.per_point, c)}")
     if stakes.per_set:
         short = (
@@ -324,7 +337,11 @@ def stakes_in_words(stakes: rules.Stakes, ruleset: rules.Ruleset) -> str:
         counted = "took no trick" if ruleset.set_penalty is None else "fell short"
         short = f" who {counted} {EXAMPLE_SHORT} times"
     sums = f"{' + '.join(working)} = " if len(working) > 1 else ""
-    example = f"For example, a loser left at {EXAMPLE_SCORE}{short} pays {sums}{total}."
+    at = f"left at {EXAMPLE_SCORE}"
+    if ruleset.count_up:
+        start = ruleset.starting_score
+        at = f"at {start - EXAMPLE_SCORE} ({EXAMPLE_SCORE} short of {start})"
+    example = f"For example, a loser {at}{short} pays {sums}{total}."
     return (
         f"Each loser pays the winner {', '.join(terms)}; with several winners it is split "
         f"between them. {example}"

@@ -968,7 +968,7 @@ def test_a_new_group_meets_no_console_error_and_the_rules_stay_open_across_prese
         preset.click()
         expect(preset.locator("input")).to_be_checked()
         expect(page.locator("#rules-words")).to_have_attribute("open", "")
-    expect(page.locator("#rules-words")).to_contain_text("counted up")  # dirty-clubs-up, last
+    expect(page.locator("#rules-words")).to_contain_text("count up to 15")  # dirty-clubs-up, last
     page.locator("label.preset").filter(has=page.get_by_text("3 players to 15", exact=True)).click()
     expect(page.locator("#rules-words")).to_contain_text("+5 is the house's choice")
     expect(page.locator("#rules-words")).to_contain_text("a redeal included")

@@ -140,8 +140,9 @@ def test_the_new_options_are_house_rules_on_any_preset_and_said_in_full(client_i
     data |= {"rule_players": "3,4,5,6", **rules_on}
     drawn_again = {k: v for k, v in data.items() if k != "create"}
     words = client_in.post(url("match_create"), drawn_again, **HX).content.decode()
-    assert "A penalty never takes a score above 25" in words
-    assert "may shoot the moon" in words and "The board shows each score counted up" in words
+    # Counted up, every score is said as the board shows it.
+    assert "A penalty never takes a score below 0" in words and "count up to 25" in words
+    assert "may shoot the moon" in words and "The end" in words
     client_in.post(url("match_create"), data)
     match = Match.objects.with_seats().get()
     assert len(match.names) == 5

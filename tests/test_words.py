@@ -43,7 +43,10 @@ def test_every_preset_says_each_of_its_rules_in_a_sentence(preset):
         "The end",
         "Stakes",
     ]
-    assert f"start at {p.ruleset.starting_score}" in said["The table"]
+    start = p.ruleset.starting_score
+    assert (f"count up to {start}" if p.ruleset.count_up else f"start at {start}") in said[
+        "The table"
+    ]
     assert all(sentence.endswith(".") for sentence in said.values())
 
 
@@ -108,3 +111,15 @@ def test_a_cut_for_the_deal_gives_the_low_card_the_deal_and_a_tie_cuts_again():
             ties += 1
             assert dealer in lowest and {c[1] for c in cut[len(names) :]} <= set(lowest)
     assert ties
+
+
+def test_counted_up_every_score_is_said_as_the_board_shows_it():
+    p = rules.PRESETS["dirty-clubs-up"]
+    said = dict(words.rules_in_words(p.ruleset, rules.Stakes(per_point=10), p.name))
+    assert "start at 0 and count up to 15" in said["The table"]
+    assert "A player at 13 or above must play" in said["Dropping out"]  # 2 or below, down
+    assert "adds their tricks to their score" in said["Scoring"]
+    assert "set: −5 points" in said["Scoring"] and "never takes a score below 0" in said["Scoring"]
+    assert "once a score is at 15 or above: the highest score wins" in said["The end"]
+    assert "for each point they are short of 15" in said["Stakes"]
+    assert "a loser at 8 (7 short of 15) pays $0.70" in said["Stakes"]
