@@ -335,7 +335,13 @@ class HandForm(WriteForm):
             return  # the upcard's own error says what to do first
         if self.is_bound and checking:
             self.data = self._forget_unasked()
-        choice_field(self, "bid").choices = [(n, str(n)) for n in self.shape.bids]
+        bid = choice_field(self, "bid")
+        bid.choices = [(n, str(n)) for n in self.shape.bids]
+        if self.shape.maker and self.shape.bids:  # a bid not shown: whose, and which there are
+            low, high = min(self.shape.bids), max(self.shape.bids)
+            bid.error_messages["invalid_choice"] = (
+                f"{self.shape.maker}'s bid is {low} to {high} tricks: tap one of those."
+            )
         counts = tuple(self.shape.trick_counts)
         for i, p in enumerate(state.players):
             self.fields[f"t{i}"] = _tricks_field(p, counts)

@@ -380,6 +380,11 @@ def test_the_next_question_is_the_hint_while_checking(client_in, user):
     html = client_in.post(check, drawn(match, bidless), **HX).content.decode()
     assert "How many tricks did Bob bid?" in html
     assert re.findall(r'name="bid" value="(\d)"', html) == ["2", "3", "4", "5"]
+    # A bid not shown (a page of another match's rules, a hand-made request): whose, and which.
+    low = {**bidless, "trump": "spades", "bid": "1", "t1": "5"}
+    html = client_in.post(url("hand_create", match.pk), drawn(match, low)).content.decode()
+    assert "Bob&#x27;s bid is 2 to 5 tricks: tap one of those." in html
+    assert not Hand.objects.filter(match=match).exists()
 
 
 def test_a_refused_save_is_an_alert_that_can_take_the_focus(client_in, user):
