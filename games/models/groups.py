@@ -5,7 +5,7 @@ from __future__ import annotations
 import secrets
 from contextlib import suppress
 from datetime import timedelta
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
@@ -18,6 +18,8 @@ from django.utils import timezone
 from games import rules, words
 from games.models.common import column_list, fetch, loaded
 from games.models.results import ResultSum, net_of_halves, staked_filter
+
+_M = TypeVar("_M", bound=models.Model)
 
 if TYPE_CHECKING:
     from games.models.nights import SettleUp
@@ -395,7 +397,7 @@ def memberships_of(user_id: int) -> list[Membership]:
     return found
 
 
-def row_of(model, pk: int):
+def row_of(model: type[_M], pk: int) -> _M | None:
     """The row of `model` (a player, a night) of this id, with its own columns only, or None."""
     rows = fetch(
         f"SELECT {column_list(model, 't')} FROM {model._meta.db_table} t WHERE t.id = %s", pk
