@@ -158,7 +158,7 @@ def group_id(text: str) -> int | None:
         return None
 
 
-def picked(request: HttpRequest) -> Group:
+def picked(request: SignedInRequest) -> Group:
     """The group the pages over many matches show: `?group=ID` picks one, and it stays
     picked in this browser; else the one picked before, or the user's own."""
     mine = memberships(request)
