@@ -9,7 +9,11 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from django.db import connection, models
 
 if TYPE_CHECKING:  # what a statement's parameter may be, as django-stubs spells it
-    from django.db.backends.utils import _SQLType as SQLParam
+    from typing import TypeAlias
+
+    from django.db.backends.utils import _SQLType
+
+    SQLParam: TypeAlias = _SQLType
 
 _M = TypeVar("_M", bound=models.Model)
 
