@@ -382,7 +382,7 @@ def check_table(ruleset: Ruleset, players: list[str] | tuple[str, ...], first_de
         )
 
 
-def check_people(players: list[str] | tuple[str, ...]) -> None:
+def check_people(players: Iterable[str]) -> None:
     """Raise `bad_table` where two seats are one person: names alike but for capitals and
     spaces (name_key). A match file's table is its names as written (check_table: "ann" and
     Ann are two names there, as docs/format.md says); a group's players are people, so a

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict
 from typing import TYPE_CHECKING, Any, TypedDict, cast
 
@@ -192,7 +192,7 @@ class Hand(models.Model):
         match: Match,
         hands: list[tuple[int, rules.Hand, HandVerdict]],
         players: dict[str, Player],
-        keys: dict[int, str | None] | None = None,
+        keys: Mapping[int, str | None] | None = None,
     ) -> None:
         """Write these (number, hand, verdict) rows, the verdict as `hand_verdict()` gives it,
         and `keys` ({number: key}) where a phone gave one, in three statements however many
