@@ -5,6 +5,8 @@ The sources in static/ keep their comments; a phone on a weak signal gets none o
 board's first load is held to 30 KB, tests/test_server.py).
 """
 
+from __future__ import annotations
+
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
