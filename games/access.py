@@ -7,9 +7,12 @@ in words (403).
 
 from __future__ import annotations
 
+from typing import TypeVar
+
 from django import forms
 from django.contrib.auth.models import User
 from django.core.exceptions import PermissionDenied, ValidationError
+from django.db.models import QuerySet
 from django.http import Http404, HttpRequest
 from django.shortcuts import get_object_or_404
 from django_htmx.middleware import HtmxDetails
@@ -17,6 +20,12 @@ from django_htmx.middleware import HtmxDetails
 from games.models import Group, Match, Membership, Night, Player, Role, memberships_of, row_of
 
 SESSION_KEY = "group"
+
+
+# What a group holds, and the group itself: what `checked` finds in one of the user's groups.
+_Owned = TypeVar("_Owned", Group, Player, Night, Match)
+# A row read by its id alone (`row_of`).
+_Row = TypeVar("_Row", Player, Night)
 
 
 class HtmxRequest(HttpRequest):
@@ -83,13 +92,13 @@ def require(request: HttpRequest, group_id: int, needed: Role = Role.VIEWER) -> 
     return have
 
 
-def may(request: HttpRequest, obj, needed: Role) -> bool:
+def may(request: HttpRequest, obj: Group | Player | Night | Match, needed: Role) -> bool:
     """Whether the user may do what `needed` allows with `obj` (a group, or a row of one):
     False for too small a role, 404 for anyone not in its group."""
     return require(request, _group_id_of(obj)).allows(needed)
 
 
-def _group_id_of(obj) -> int:
+def _group_id_of(obj: Group | Player | Night | Match) -> int:
     return obj.pk if isinstance(obj, Group) else obj.group_id
 
 
@@ -97,7 +106,9 @@ def _group_id_of(obj) -> int:
 LAST_ID = 2**63 - 1
 
 
-def get_of_group(request: HttpRequest, model: type[Player] | type[Night], pk, needed=Role.VIEWER):
+def get_of_group(
+    request: HttpRequest, model: type[_Row], pk: int | str, needed: Role = Role.VIEWER
+) -> _Row:
     """The player or night of this id (as a URL or a query names it, read as the ORM reads
     `pk=`: 404 for what no row can have) of one of the user's groups, with the role checked
     (`require`) and its group, with the version read with it before anything else of the
@@ -111,7 +122,12 @@ def get_of_group(request: HttpRequest, model: type[Player] | type[Night], pk, ne
     return row
 
 
-def get(request: HttpRequest, queryset, needed: Role = Role.VIEWER, **lookup):
+def get(
+    request: HttpRequest,
+    queryset: type[_Owned] | QuerySet[_Owned],
+    needed: Role = Role.VIEWER,
+    **lookup: object,
+) -> _Owned:
     """The object of one of the user's groups, with the role checked (`require`)."""
     return checked(request, get_object_or_404(queryset, **lookup), needed)
 
@@ -122,7 +138,7 @@ def get_match(request: HttpRequest, pk: int, needed: Role = Role.VIEWER) -> Matc
     return checked(request, Match.objects.one(pk), needed)
 
 
-def checked(request: HttpRequest, obj, needed: Role = Role.VIEWER):
+def checked(request: HttpRequest, obj: _Owned | None, needed: Role = Role.VIEWER) -> _Owned:
     """`obj`, found in one of the user's groups (None is found nowhere: 404), with the
     role checked (`require`)."""
     if obj is None:
@@ -134,14 +150,15 @@ def checked(request: HttpRequest, obj, needed: Role = Role.VIEWER):
 GROUP_ID = forms.IntegerField(min_value=1)
 
 
-def group_id(text) -> int | None:
+def group_id(text: str) -> int | None:
     try:
-        return GROUP_ID.clean(text)
+        found: int | None = GROUP_ID.clean(text)
+        return found
     except ValidationError:
         return None
 
 
-def picked(request: HttpRequest) -> Group:
+def picked(request: SignedInRequest) -> Group:
     """The group the pages over many matches show: `?group=ID` picks one, and it stays
     picked in this browser; else the one picked before, or the user's own."""
     mine = memberships(request)

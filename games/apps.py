@@ -5,5 +5,5 @@ class GamesConfig(AppConfig):
     name = "games"
     verbose_name = "Buck Euchre"
 
-    def ready(self):
+    def ready(self) -> None:
         from games import checks  # noqa: F401  (registers the system checks)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Protocol
 
 from games.words import number
 
@@ -87,12 +88,19 @@ def _spread(ys: list[float], top: float, bottom: float) -> list[float]:
     return placed
 
 
+class YText(Protocol):
+    """Words a value on the y axis (a protocol, not a Callable, so that a lambda with a
+    default argument, as the money chart passes, is still inferred)."""
+
+    def __call__(self, v: int, /) -> str: ...
+
+
 def line_chart(
     title: str,
     description: str,
     series: dict[str, list[int]],
     x_labels: list[str],
-    y_text=number,
+    y_text: YText = number,
     zero: bool = True,
 ) -> Chart:
     """A chart of `series` (name → the value at each x, all of one length) over `x_labels`.

@@ -1,14 +1,18 @@
 """System checks that keep a server from starting in a state it must not serve in."""
 
+from collections.abc import Sequence
+from typing import Any
+
+from django.apps import AppConfig
 from django.conf import settings
-from django.core.checks import Error, register
+from django.core.checks import CheckMessage, Error, register
 from django.core.exceptions import ImproperlyConfigured
 
 GENERATE_KEY = 'e.g. the output of `python -c "import secrets; print(secrets.token_urlsafe(50))"`.'
 
 
 @register
-def secret_key_check(app_configs, **kwargs):
+def secret_key_check(app_configs: Sequence[AppConfig] | None, **kwargs: Any) -> list[CheckMessage]:
     try:
         key = settings.SECRET_KEY
     except ImproperlyConfigured:  # Django refuses to hand out an empty key
@@ -51,7 +55,9 @@ def password_reset_on() -> bool:
 
 
 @register
-def reset_mail_host_check(app_configs, **kwargs):
+def reset_mail_host_check(
+    app_configs: Sequence[AppConfig] | None, **kwargs: Any
+) -> list[CheckMessage]:
     if settings.EMAIL_HOST and reset_domain() is None:
         return [
             Error(

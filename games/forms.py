@@ -4,11 +4,15 @@ from __future__ import annotations
 
 import functools
 import random
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, TypedDict, cast
 
 from django import forms
 from django.contrib.auth import get_user_model
 from django.contrib.auth.forms import UserCreationForm
+from django.contrib.auth.models import User
+from django.forms.boundfield import BoundField, BoundWidget
+from django.http import QueryDict
 
 from games import rules, words
 from games.checks import password_reset_on
@@ -24,7 +28,7 @@ WORD_OPTIONS = {"auto_trump", "bidding", "all_pass", "ties"}
 BOOL_OPTIONS = {"sweep_wins", "lone_maker_sweeps", "cap_at_start", "moon", "count_up"}
 
 
-def _option_value(name: str, text: str):
+def _option_value(name: str, text: str) -> int | str | bool | list[int] | None:
     """A house-rules field's text as the option value rules.py expects."""
     if text == "null":
         return None
@@ -42,10 +46,18 @@ def choice_field(form: forms.Form, name: str) -> forms.ChoiceField:
     return field
 
 
+# The stubs' generic forms, which Django's own classes are not at run time (no [User] there).
+if TYPE_CHECKING:
+    _SignupBase = UserCreationForm[User]
+    _EmailBase = forms.ModelForm[User]
+else:
+    _SignupBase = UserCreationForm
+    _EmailBase = forms.ModelForm
+
 EMAIL_HELP = "Only for a mail to reset a forgotten password."
 
 
-class SignupForm(UserCreationForm):
+class SignupForm(_SignupBase):
     # The account's own group: static/js/app.js fills in "Ann's table" as the username is
     # typed; left empty, it is that all the same (Group.home).
     table = forms.CharField(
@@ -58,11 +70,11 @@ class SignupForm(UserCreationForm):
     field_order = ["username", "table", "email", "password1", "password2"]
 
     # django-stubs 5.2 leaves out UserCreationForm.Meta, which Django defines.
-    class Meta(UserCreationForm.Meta):  # type: ignore[name-defined]
+    class Meta(UserCreationForm.Meta):  # type: ignore[name-defined,misc]
         fields = ("username", "email")
         help_texts = {"email": EMAIL_HELP}
 
-    def __init__(self, *args, **kwargs):
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         if not password_reset_on():
             del self.fields["email"]
@@ -74,7 +86,7 @@ class SignupForm(UserCreationForm):
         return name
 
 
-class EmailForm(forms.ModelForm):
+class EmailForm(_EmailBase):
     class Meta:
         model = get_user_model()
         fields = ("email",)
@@ -90,7 +102,7 @@ class CentsField(forms.Field):
         "too_big": rules.STAKE_TOO_BIG,
     }
 
-    def to_python(self, value) -> int | None:
+    def to_python(self, value: object) -> int | None:
         text = "" if value in self.empty_values else str(value).strip()
         if not text:
             return None
@@ -135,7 +147,7 @@ class MatchForm(forms.Form):
     SEATS = tuple(f"seat_{i}" for i in range(max(rules.SEAT_COUNTS)))
     STAKES = rules.STAKE_NAMES
 
-    def __init__(self, *args, **kwargs):
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         names = [(self.data.get(s) or "").strip() for s in self.SEATS]
         choice_field(self, "dealer").choices = [
@@ -143,6 +155,7 @@ class MatchForm(forms.Form):
         ] + [("random", "Pick at random")]
         for name in rules.OPTION_NAMES:
             label = OPTION_LABELS[name]
+            field: forms.Field
             if name in CHOICE_WORDS:
                 field = forms.ChoiceField(
                     label=label,
@@ -158,7 +171,7 @@ class MatchForm(forms.Form):
         name = (self.data.get("preset") or "") if self.is_bound else ""
         return rules.PRESETS.get(name) or rules.PRESETS[self.fields["preset"].initial]
 
-    def rule_fields(self):
+    def rule_fields(self) -> Iterator[tuple[BoundField, object]]:
         """(bound field, the preset's own value as text) for every option."""
         preset = self.chosen_preset.ruleset
         for name in rules.OPTION_NAMES:
@@ -166,14 +179,14 @@ class MatchForm(forms.Form):
             shown = dict(CHOICE_WORDS.get(name, [])).get(option_text(name, value))
             yield self[f"rule_{name}"], shown or ("none" if value is None else value)
 
-    def dealer_choices(self):
+    def dealer_choices(self) -> Iterator[tuple[BoundWidget, bool]]:
         """(radio, hidden?) for each dealer choice: empty seats hide once any name is typed."""
         names = self.seat_names()
         for radio in self["dealer"]:
             seat = radio.data["value"]
             yield radio, seat.isdigit() and any(names) and not names[int(seat)]
 
-    def seat_fields(self):
+    def seat_fields(self) -> list[BoundField]:
         return [self[s] for s in self.SEATS]
 
     @property
@@ -182,7 +195,7 @@ class MatchForm(forms.Form):
             k.startswith("rule_") for k in self.errors
         )
 
-    def stake_fields(self):
+    def stake_fields(self) -> Iterator[tuple[BoundField, str]]:
         stakes = self.chosen_preset.stakes
         for name in self.STAKES:
             yield self[name], rules.format_money(getattr(stakes, name))
@@ -196,12 +209,13 @@ class MatchForm(forms.Form):
         """The players, clockwise, empty seats left out."""
         return [name for name in self.seat_names() if name]
 
-    def clean(self):
+    def clean(self) -> dict[str, Any]:
         data = super().clean()
+        assert data is not None  # Form.clean answers cleaned_data
         preset = data.get("preset")
         if not preset:
             return data
-        overrides = {}
+        overrides: dict[str, object] = {}
         for name in rules.OPTION_NAMES:
             text = data.get(f"rule_{name}")
             if text not in (None, NO_OVERRIDE):
@@ -269,12 +283,36 @@ def key_field() -> forms.RegexField:
     )
 
 
-def read_key(data) -> str | None:
+def read_key(data: Mapping[str, Any]) -> str | None:
     """The hand's key as sent, or None where there is none or it is not one."""
     try:
-        return key_field().clean(data.get("key", "")) or None
+        key: str = key_field().clean(data.get("key", ""))
+        return key or None
     except forms.ValidationError:
         return None
+
+
+class PlayerRow(TypedDict):
+    """A seat's row of the hand form (`HandForm.players`)."""
+
+    seat: int
+    name: str
+    field: str
+    dropped: bool
+    plays: bool
+    tricks: int | None
+    filled: bool
+    must_play: str | None
+    why: str | None
+    score: int
+
+
+class TricksTold(TypedDict):
+    """How far a hand's tricks have been given (`HandForm.tricks_told`)."""
+
+    left: int
+    blank: list[str]
+    words: str
 
 
 class WriteForm(forms.Form):
@@ -322,7 +360,9 @@ class HandForm(WriteForm):
     )
     key = key_field()
 
-    def __init__(self, state: rules.MatchState, *args, checking: bool = False, **kwargs):
+    def __init__(
+        self, state: rules.MatchState, *args: Any, checking: bool = False, **kwargs: Any
+    ) -> None:
         super().__init__(*args, **kwargs)
         self.state = state
         self.checking = checking  # True while the hand is being filled in, not yet saved
@@ -359,7 +399,7 @@ class HandForm(WriteForm):
             return self.data.getlist(name) if hasattr(self.data, "getlist") else []
         return list(self.initial.get(name) or [])
 
-    def _seat_name(self, seat) -> str | None:
+    def _seat_name(self, seat: object) -> str | None:
         return {str(i): p for i, p in enumerate(self.state.players)}.get(str(seat))
 
     def _shape(self) -> rules.HandShape | None:
@@ -372,11 +412,12 @@ class HandForm(WriteForm):
     def asks(self, question: str) -> bool:
         return self.shape is not None and question in self.shape.asks
 
-    def _forget_unasked(self):
+    def _forget_unasked(self) -> QueryDict | dict[str, Any]:
         """The answers, less those to questions the engine no longer asks (a maker tapped
         before a turned club). A player who must play but is ticked as dropped stays ticked:
         the engine says why they can't drop out, as it will on a Save."""
-        data = self.data.copy()
+        # A bound form's data: a request's QueryDict, or a dict (the stubs say only Mapping).
+        data = cast("QueryDict | dict[str, Any]", self.data).copy()
         questions = (rules.ASK_MAKER, rules.ASK_TRUMP, rules.ASK_BID, rules.ASK_MOON)
         for question in (*questions, rules.ASK_DROPPED):
             if not self.asks(question) and question in data:
@@ -396,11 +437,12 @@ class HandForm(WriteForm):
 
     def _tricks(self, i: int, suffix: str = "") -> int | None:
         try:
-            return self.fields[f"t{i}"].clean(self._raw(f"t{i}{suffix}"))
+            tricks: int | None = self.fields[f"t{i}"].clean(self._raw(f"t{i}{suffix}"))
+            return tricks
         except forms.ValidationError:
             return None  # the field's own error says so
 
-    def players(self) -> list[dict]:
+    def players(self) -> list[PlayerRow]:
         """One row a seat: name, field, whether they dropped or play, their tricks (None until
         told, or until the others' tricks fix them), whether the engine filled them in, and
         why they must play, if they must (the engine's sentence, `why`)."""
@@ -408,13 +450,13 @@ class HandForm(WriteForm):
             self._rows = list(self._make_rows())
         return self._rows
 
-    def _make_rows(self) -> Iterator[dict]:
+    def _make_rows(self) -> Iterator[PlayerRow]:
         shape = self.shape
         if shape is None:
             return
         dropped = self._dropped()
         counts = {p: self._tricks(i) for i, p in enumerate(self.state.players)}
-        told = {}
+        told: dict[str, int | None] = {}
         if self.asks(rules.ASK_TRICKS):
             told = {p: n for p, n in counts.items() if p not in dropped}
         filled: set[str] = set()
@@ -447,12 +489,12 @@ class HandForm(WriteForm):
                 "score": self.state.shown(p),
             }
 
-    def _sent_tricks(self) -> dict:
+    def _sent_tricks(self) -> dict[str, int]:
         """The tricks the form gives the engine: those its rows hold."""
         rows = self.players()
         return {r["name"]: r["tricks"] for r in rows if r["plays"] and r["tricks"] is not None}
 
-    def tricks_told(self) -> dict:
+    def tricks_told(self) -> TricksTold:
         """How far the tricks have been given: how many are left, who has none yet, and that
         in words."""
         assert self.shape is not None  # asked only once the upcard is known
@@ -468,8 +510,9 @@ class HandForm(WriteForm):
 
     # --- checking -------------------------------------------------------------------------
 
-    def clean(self):
+    def clean(self) -> dict[str, Any]:
         data = super().clean()
+        assert data is not None  # Form.clean answers cleaned_data
         shape = self.shape
         if self.errors or shape is None:
             return data
@@ -489,6 +532,7 @@ class HandForm(WriteForm):
         if self.asks(rules.ASK_BID) and data.get("bid") is None:
             self.add_error("bid", f"How many tricks did {shape.maker} bid?")
             return data
+        trump: str | None
         if shape.passed:
             trump = rules.NO_TRUMP
         elif self.asks(rules.ASK_TRUMP):
@@ -506,7 +550,7 @@ class HandForm(WriteForm):
         )
         return self._score(data, hand)
 
-    def _score(self, data, hand: rules.Hand):
+    def _score(self, data: dict[str, Any], hand: rules.Hand) -> dict[str, Any]:
         try:
             _, self.result = rules.play(self.state, hand)
         except rules.RuleError as e:
@@ -530,10 +574,10 @@ class HandForm(WriteForm):
             return f"That is {tricks - told['left']} tricks already; a hand has {tricks}."
         return f"Tap how many tricks {rules.join_names(told['blank'])} took."
 
-    def preview(self) -> list[dict]:
+    def preview(self) -> list[dict[str, object]]:
         """Each player's change of score if this (valid) hand is saved, and why."""
         result = self.result
-        out = []
+        out: list[dict[str, object]] = []
         for p in self.state.players:
             if p in result.hand.dropped:
                 note = "dropped"
@@ -549,14 +593,16 @@ class HandForm(WriteForm):
         return out
 
     @classmethod
-    def initial_for(cls, hand: rules.Hand, players, number: int) -> dict:
+    def initial_for(
+        cls, hand: rules.Hand, players: Sequence[str], number: int
+    ) -> dict[str, object]:
         """The form's values for a stored hand, for editing it."""
         maker: str | None
         if hand.passed or hand.trump == rules.NO_TRUMP:
             maker = PASS
         else:
             maker = str(players.index(hand.maker)) if hand.maker else None
-        initial = {
+        initial: dict[str, object] = {
             "number": number,
             "upcard": hand.upcard,
             "maker": maker,

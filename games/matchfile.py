@@ -11,8 +11,10 @@ import json
 import re
 import zipfile
 import zlib
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
+from typing import IO, Any, NoReturn, overload
 
 from games import rules
 from games.rules import Hand, MatchState, RuleError, Ruleset, Stakes
@@ -81,14 +83,14 @@ def _bad(message: str, hand: int | None = None) -> RuleError:
     return RuleError("bad_file", message, hand=hand)
 
 
-class _Object(dict):
+class _Object(dict[str, Any]):
     """A JSON object as the file has it, with the first key it gives twice, if any (JSON
     itself would silently keep the last one)."""
 
     twice: str | None = None
 
 
-def _object(pairs) -> _Object:
+def _object(pairs: Iterable[tuple[str, Any]]) -> _Object:
     obj = _Object()
     for key, value in pairs:
         if key in obj and obj.twice is None:
@@ -97,13 +99,19 @@ def _object(pairs) -> _Object:
     return obj
 
 
-def _once(obj, what: str, hand: int | None = None):
+def _once(obj: object, what: str, hand: int | None = None) -> None:
     twice = getattr(obj, "twice", None)
     if twice is not None:
         raise _bad(f"{what} has the key {twice!r} twice; give each key once.", hand)
 
 
-def _keys(obj: dict, allowed: set, required: set, what: str, hand: int | None = None):
+def _keys(
+    obj: Mapping[str, object],
+    allowed: set[str],
+    required: set[str],
+    what: str,
+    hand: int | None = None,
+) -> None:
     _once(obj, what, hand)
     unknown = sorted(set(obj) - allowed)
     if unknown:
@@ -113,7 +121,7 @@ def _keys(obj: dict, allowed: set, required: set, what: str, hand: int | None = 
         raise _bad(f"{what} is missing the key {missing[0]!r}.", hand)
 
 
-def _rules(value) -> tuple[str, Ruleset]:
+def _rules(value: object) -> tuple[str, Ruleset]:
     if isinstance(value, str):
         return value, rules.make_ruleset(value)
     if not isinstance(value, dict):
@@ -126,13 +134,13 @@ def _rules(value) -> tuple[str, Ruleset]:
     return preset, rules.make_ruleset(preset, **options)
 
 
-def _stakes(value, preset: str) -> Stakes:
+def _stakes(value: object, preset: str) -> Stakes:
     if value is None:
         return rules.PRESETS[preset].stakes
     if not isinstance(value, dict):
         raise _bad('"stakes" must be an object.')
     _keys(value, {*STAKE_KEYS, "currency"}, set(), "The stakes")
-    amounts = {}
+    amounts: dict[str, int] = {}
     for key in STAKE_KEYS:
         try:
             amounts[key] = rules.parse_money(value.get(key, "0"))
@@ -146,26 +154,31 @@ def _stakes(value, preset: str) -> Stakes:
     return Stakes(**amounts, currency=currency)
 
 
-def _names(value, what: str, hand: int | None = None) -> list[str]:
+def _names(value: object, what: str, hand: int | None = None) -> list[str]:
     if not isinstance(value, list) or not all(isinstance(n, str) for n in value):
         raise _bad(f"{what} must be a list of names.", hand)
     return [name.strip() for name in value]
 
 
-def _name(value):
+@overload
+def _name(value: str) -> str: ...
+@overload
+def _name(value: None) -> None: ...
+def _name(value: str | None) -> str | None:
     """A name as the table means it: spaces around it are dropped wherever it is read (and
     nothing else: "ann" is not Ann in a file, docs/format.md)."""
     return value.strip() if isinstance(value, str) else value
 
 
-def _tricks(value: dict, number: int) -> dict:
+def _tricks(value: dict[str, Any], number: int) -> dict[str, Any]:
+    # The counts as the file gives them: rules.play checks that each is a number of tricks.
     def twice(name: str) -> RuleError:
         message = f"{name} is listed twice; each player either drops out or plays."
         return RuleError("seat_count", message, "tricks", hand=number)
 
     if isinstance(value, _Object) and value.twice is not None:
         raise twice(_name(value.twice))
-    tricks = {}
+    tricks: dict[str, Any] = {}
     for name, n in value.items():
         name = _name(name)
         if name in tricks:
@@ -174,7 +187,7 @@ def _tricks(value: dict, number: int) -> dict:
     return tricks
 
 
-def _played_at(value) -> datetime | None:
+def _played_at(value: object) -> datetime | None:
     if value is None:
         return None
     wrong = _bad(
@@ -190,7 +203,7 @@ def _played_at(value) -> datetime | None:
     return when
 
 
-def _hand(value, number: int) -> Hand:
+def _hand(value: object, number: int) -> Hand:
     if not isinstance(value, dict):
         raise _bad(f"Hand {number} must be an object.", number)
     what = f"Hand {number}"
@@ -231,12 +244,12 @@ def _hand(value, number: int) -> Hand:
     )
 
 
-def _not_json(constant: str):
+def _not_json(constant: str) -> NoReturn:
     """NaN, Infinity and -Infinity, which Python's reader takes and JSON has not."""
     raise ValueError(f"{constant} is not JSON")
 
 
-def load(data) -> tuple[Match, MatchState, list[rules.HandResult]]:
+def load(data: object) -> tuple[Match, MatchState, list[rules.HandResult]]:
     """Read a match file (text or parsed JSON) and replay it; raise RuleError on the first fault."""
     if isinstance(data, (str, bytes)):
         try:
@@ -259,7 +272,8 @@ def load(data) -> tuple[Match, MatchState, list[rules.HandResult]]:
     if not isinstance(data["hands"], list):
         raise _bad('"hands" must be a list.')
     state = rules.new_match(ruleset, players, first_dealer)
-    hands, results = [], []
+    hands: list[Hand] = []
+    results: list[rules.HandResult] = []
     for number, value in enumerate(data["hands"], 1):
         hand = _hand(value, number)
         try:
@@ -273,7 +287,7 @@ def load(data) -> tuple[Match, MatchState, list[rules.HandResult]]:
     return match, state, results
 
 
-def parse(data) -> Match:
+def parse(data: object) -> Match:
     return load(data)[0]
 
 
@@ -297,7 +311,9 @@ def is_zip(head: bytes) -> bool:
     return head[:4] in (b"PK\x03\x04", b"PK\x05\x06")
 
 
-def unzip(archive, file_limit: int, most_files: int, most_bytes: int) -> list[tuple[str, bytes]]:
+def unzip(
+    archive: IO[bytes], file_limit: int, most_files: int, most_bytes: int
+) -> list[tuple[str, bytes]]:
     """Each file of a zip of match files (a backup), as (name, bytes), in the zip's order.
 
     `archive` is a binary file. The zip is at most `most_bytes`, and its own list of its files
@@ -332,7 +348,9 @@ def unzip(archive, file_limit: int, most_files: int, most_bytes: int) -> list[tu
         ) from None
 
 
-def _check_members(members, file_limit: int, most_files: int, most_bytes: int) -> None:
+def _check_members(
+    members: list[zipfile.ZipInfo], file_limit: int, most_files: int, most_bytes: int
+) -> None:
     if len(members) > most_files:
         raise _bad(
             f"That zip holds {len(members):,} files; a zip to import holds at most "
@@ -357,7 +375,7 @@ def _check_members(members, file_limit: int, most_files: int, most_bytes: int) -
         )
 
 
-def dump_hand(hand: Hand) -> dict:
+def dump_hand(hand: Hand) -> dict[str, object]:
     out: dict[str, object] = {"upcard": hand.upcard}
     if hand.passed:
         out["passed"] = True
@@ -375,7 +393,7 @@ def dump_hand(hand: Hand) -> dict:
     return out
 
 
-def dump(match: Match) -> dict:
+def dump(match: Match) -> dict[str, Any]:
     overrides = rules.ruleset_overrides(match.preset, match.ruleset)
     return {
         "format": FORMAT,
@@ -396,7 +414,7 @@ def dumps(match: Match) -> str:
     return json.dumps(dump(match), indent=2, ensure_ascii=False) + "\n"
 
 
-def report(match: Match, state: MatchState, results: list[rules.HandResult]) -> dict:
+def report(match: Match, state: MatchState, results: list[rules.HandResult]) -> dict[str, Any]:
     """The document `replay --json` prints."""
     payments, net = rules.settle(state, match.stakes)
     return {
@@ -417,13 +435,13 @@ def report(match: Match, state: MatchState, results: list[rules.HandResult]) -> 
     }
 
 
-def error_document(error: RuleError) -> dict:
+def error_document(error: RuleError) -> dict[str, Any]:
     return {"error": {"hand": error.hand, "code": error.code, "message": error.message}}
 
 
-def night_report(matches: list[tuple[str, Match, MatchState]]) -> dict:
+def night_report(matches: list[tuple[str, Match, MatchState]]) -> dict[str, Any]:
     """The document `settle --json` prints for (file, match, state) of one currency (§11)."""
-    entries: list[dict] = []
+    entries: list[dict[str, object]] = []
     net: dict[str, int] = {}
     for name, match, state in matches:
         _, match_net = rules.settle(state, match.stakes)

@@ -1,15 +1,19 @@
 import io
 import logging
+from collections.abc import Callable
+from typing import IO, cast
 
 from django.conf import settings
 from django.core.handlers.wsgi import LimitedStream
 from django.db import DatabaseError, OperationalError
-from django.http import HttpResponse
+from django.http import HttpRequest, HttpResponse
+from django.http.response import HttpResponseBase
 from django.shortcuts import resolve_url
 from django.urls import reverse
 from django.utils.cache import patch_cache_control
 from django_htmx.http import HttpResponseClientRedirect
 
+from games.access import HtmxRequest
 from games.models import Match
 from games.views.refusals import cant_save, import_limits, refuse
 
@@ -20,10 +24,10 @@ class HtmxLoginMiddleware:
     """When a session runs out mid-match, an htmx request must go to the log-in page as a
     whole page, not have the log-in form swapped into the scoreboard."""
 
-    def __init__(self, get_response):
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponseBase]) -> None:
         self.get_response = get_response
 
-    def __call__(self, request):
+    def __call__(self, request: HtmxRequest) -> HttpResponseBase:
         response = self.get_response(request)
         if (
             request.htmx
@@ -39,10 +43,10 @@ class PrivatePagesMiddleware:
     copy may keep it. A response that chose its own caching (the web app manifest) keeps it;
     static files never get here (WhiteNoise answers them first)."""
 
-    def __init__(self, get_response):
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponseBase]) -> None:
         self.get_response = get_response
 
-    def __call__(self, request):
+    def __call__(self, request: HttpRequest) -> HttpResponseBase:
         response = self.get_response(request)
         if not response.has_header("Cache-Control"):
             patch_cache_control(response, private=True, no_store=True)
@@ -58,14 +62,15 @@ class WrongMethodMiddleware:
         "Nothing was changed."
     )
 
-    def __init__(self, get_response):
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponseBase]) -> None:
         self.get_response = get_response
 
-    def __call__(self, request):
+    def __call__(self, request: HttpRequest) -> HttpResponseBase:
         response = self.get_response(request)
-        if response.status_code != 405 or response.content:
+        # Django's own 405 (HttpResponseNotAllowed) is a plain response, with a body to ask.
+        if response.status_code != 405 or cast(HttpResponse, response).content:
             return response
-        refused = refuse(request, 405, self.WORDS)
+        refused: HttpResponse = refuse(request, 405, self.WORDS)
         refused["Allow"] = response["Allow"]
         return refused
 
@@ -75,10 +80,10 @@ class HealthMiddleware:
     a proxy's health check. It answers before the host and HTTPS checks, so that a check on
     http://127.0.0.1:8000/healthz needs neither the server's name nor TLS."""
 
-    def __init__(self, get_response):
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponseBase]) -> None:
         self.get_response = get_response
 
-    def __call__(self, request):
+    def __call__(self, request: HttpRequest) -> HttpResponseBase:
         if request.path_info != "/healthz":
             return self.get_response(request)
         try:
@@ -93,15 +98,16 @@ class HealthMiddleware:
         return response
 
 
-def _content_length(request) -> int:
+def _content_length(request: HttpRequest) -> int:
     try:
         return max(0, int(request.META.get("CONTENT_LENGTH") or 0))
     except ValueError:
         return 0  # Django reads no body then
 
 
-def _read_at_most(stream, size: int) -> bytes:
-    chunks, left = [], size
+def _read_at_most(stream: IO[bytes], size: int) -> bytes:
+    chunks: list[bytes] = []
+    left = size
     while left > 0:
         chunk = stream.read(min(left, 64 * 1024))
         if not chunk:
@@ -117,10 +123,10 @@ class BodyLimitMiddleware:
     small). A body in another charset than UTF-8 is refused too (400): every browser sends
     UTF-8, and Django's parsers would otherwise read it in any codec Python knows."""
 
-    def __init__(self, get_response):
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponseBase]) -> None:
         self.get_response = get_response
 
-    def __call__(self, request):
+    def __call__(self, request: HttpRequest) -> HttpResponseBase:
         importing = request.path_info == reverse("games:match_import")
         limit = settings.MAX_IMPORT_SIZE if importing else settings.MAX_FORM_SIZE
         if _content_length(request) > limit:
@@ -131,15 +137,18 @@ class BodyLimitMiddleware:
                 return self._too_large(request, importing)
             # Django reads a body by its Content-Length (none was sent): give it one.
             request.META["CONTENT_LENGTH"] = str(len(body))
-            request._stream = LimitedStream(io.BytesIO(body), len(body))
-        charset = request.content_params.get("charset", "").strip().lower()
+            # (The stubs type the stream BinaryIO; Django's own WSGIRequest keeps a LimitedStream.)
+            request._stream = LimitedStream(io.BytesIO(body), len(body))  # type: ignore[assignment]
+        # WSGIRequest and ASGIRequest always set content_params; the stubs type a bare HttpRequest.
+        charset = request.content_params.get("charset", "").strip().lower()  # type: ignore[union-attr]
         if request.method not in ("GET", "HEAD", "OPTIONS") and (charset or "utf-8") != "utf-8":
             words = "The score keeper reads forms sent in UTF-8 only, as browsers send them."
-            return refuse(request, 400, f"{words} Nothing was saved.")
+            refused: HttpResponse = refuse(request, 400, f"{words} Nothing was saved.")
+            return refused
         return self.get_response(request)
 
     @staticmethod
-    def _too_large(request, importing: bool):
+    def _too_large(request: HttpRequest, importing: bool) -> HttpResponse:
         if importing:
             words = (
                 f"That is more than one import takes: {import_limits()}. Nothing was "
@@ -150,20 +159,21 @@ class BodyLimitMiddleware:
                 "That is more than any form of the score keeper sends (at most "
                 f"{settings.MAX_FORM_SIZE // 1000} KB). Nothing was saved."
             )
-        return refuse(request, 413, words)
+        refused: HttpResponse = refuse(request, 413, words)
+        return refused
 
 
 class DatabaseTroubleMiddleware:
     """503 in words when the database can't answer: locked past its time-out, a full disk,
     the server gone. A write's transaction rolled back, so nothing is half-saved."""
 
-    def __init__(self, get_response):
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponseBase]) -> None:
         self.get_response = get_response
 
-    def __call__(self, request):
+    def __call__(self, request: HttpRequest) -> HttpResponseBase:
         return self.get_response(request)
 
-    def process_exception(self, request, exception):
+    def process_exception(self, request: HttpRequest, exception: Exception) -> HttpResponse | None:
         # A bare DatabaseError is SQLite's "file is not a database" (a corrupt file); its
         # subclasses (IntegrityError, DataError …) are bugs, and stay 500s.
         if isinstance(exception, OperationalError) or type(exception) is DatabaseError:

@@ -22,6 +22,7 @@ from datetime import datetime
 from pathlib import Path
 
 from django.core.cache import cache
+from django.http import HttpRequest
 from django.middleware.csrf import get_token
 from django.template.loader import render_to_string
 from django.utils import timezone
@@ -52,10 +53,10 @@ DIGEST = _digest()
 
 
 def region(
-    request,
+    request: HttpRequest,
     group: Group,
     name: str,
-    parts: tuple,
+    parts: tuple[object, ...],
     draw: Callable[[], tuple[dict[str, str], datetime | None]],
 ) -> dict[str, SafeString]:
     """The region `name` of a page of `group` (read with its version before anything the
@@ -78,7 +79,7 @@ def region(
     return {piece: with_token(request, text) for piece, text in kept["drawn"].items()}
 
 
-def cache_key(kind: str, *words) -> str:
+def cache_key(kind: str, *words: object) -> str:
     """The key of a drawing kept in the cache: its kind and all it depends on, with the time
     zone of the clock times it shows and the app's digest; hashed, so that any cache takes it
     (memcached refuses spaces, as in a player's name, and keys over 250 bytes)."""
@@ -86,11 +87,11 @@ def cache_key(kind: str, *words) -> str:
     return f"{kind}:" + hashlib.sha256(repr(words).encode()).hexdigest()
 
 
-def with_token(request, drawn: str) -> SafeString:
+def with_token(request: HttpRequest, drawn: str) -> SafeString:
     """A drawing from the cache with this request's own CSRF token in its forms."""
     return mark_safe(drawn.replace(CSRF_MARK, get_token(request)) if CSRF_MARK in drawn else drawn)
 
 
-def partial(request, template: str, context: dict) -> str:
+def partial(request: HttpRequest, template: str, context: dict[str, object]) -> str:
     """A partial of a template drawn for the cache: its forms' CSRF tokens left as marks."""
     return render_to_string(template, {**context, "csrf_token": CSRF_MARK}, request)

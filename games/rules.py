@@ -11,7 +11,9 @@ import heapq
 import random
 import re
 import unicodedata
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import astuple, dataclass, field, fields, replace
+from typing import Any
 
 SUITS = ("clubs", "diamonds", "hearts", "spades")
 NO_TRUMP = "none"
@@ -80,7 +82,7 @@ class Ruleset:
     moon: bool = False  # a maker on the board may shoot the moon (§4, §5)
     count_up: bool = False  # shown counted up to the target; the engine counts down (§7)
 
-    def options(self) -> dict:
+    def options(self) -> dict[str, object]:
         """Every option by name, as the match file writes them."""
         return {
             f.name: list(v) if isinstance(v := getattr(self, f.name), tuple) else v
@@ -91,8 +93,10 @@ class Ruleset:
 OPTION_NAMES = tuple(f.name for f in fields(Ruleset))
 
 
-def _int(low: int | None = None, high: int | None = None, nullable: bool = False):
-    def check(value):
+def _int(
+    low: int | None = None, high: int | None = None, nullable: bool = False
+) -> Callable[[object], bool]:
+    def check(value: object) -> bool:
         if value is None:
             return nullable
         if isinstance(value, bool) or not isinstance(value, int):
@@ -102,13 +106,13 @@ def _int(low: int | None = None, high: int | None = None, nullable: bool = False
     return check
 
 
-def _one_of(*choices, nullable: bool = False):
+def _one_of(*choices: str, nullable: bool = False) -> Callable[[object], bool]:
     return lambda value: (
         (value is None and nullable) or (isinstance(value, str) and value in choices)
     )
 
 
-def _seat_counts(value):
+def _seat_counts(value: object) -> bool:
     return (
         isinstance(value, (list, tuple))
         and len(value) > 0
@@ -291,7 +295,7 @@ PRESETS = {
 }
 
 
-def make_ruleset(preset: str, **overrides) -> Ruleset:
+def make_ruleset(preset: str, **overrides: Any) -> Ruleset:  # each checked by OPTION_CHECKS
     """The preset's ruleset with the table's own house rules on top; raises `bad_rules`."""
     if not isinstance(preset, str) or preset not in PRESETS:
         raise RuleError("bad_rules", f"There is no rule set called {preset!r}.", "preset")
@@ -306,7 +310,7 @@ def make_ruleset(preset: str, **overrides) -> Ruleset:
     return replace(PRESETS[preset].ruleset, **overrides)
 
 
-def ruleset_overrides(preset: str, ruleset: Ruleset) -> dict:
+def ruleset_overrides(preset: str, ruleset: Ruleset) -> dict[str, object]:
     """The options where `ruleset` differs from the preset: the table's house rules."""
     base = PRESETS[preset].ruleset.options()
     return {k: v for k, v in ruleset.options().items() if base[k] != v}
@@ -352,7 +356,7 @@ def name_key(name: str) -> str:
     return " ".join(name.split()).casefold()
 
 
-def check_table(ruleset: Ruleset, players: list[str] | tuple[str, ...], first_dealer: str):
+def check_table(ruleset: Ruleset, players: list[str] | tuple[str, ...], first_dealer: str) -> None:
     """Raise `bad_table` unless the seats suit the rules."""
     if len(players) not in ruleset.players:
         counts = _or([str(n) for n in ruleset.players])
@@ -378,7 +382,7 @@ def check_table(ruleset: Ruleset, players: list[str] | tuple[str, ...], first_de
         )
 
 
-def check_people(players: list[str] | tuple[str, ...]):
+def check_people(players: Iterable[str]) -> None:
     """Raise `bad_table` where two seats are one person: names alike but for capitals and
     spaces (name_key). A match file's table is its names as written (check_table: "ann" and
     Ann are two names there, as docs/format.md says); a group's players are people, so a
@@ -395,13 +399,15 @@ def check_people(players: list[str] | tuple[str, ...]):
             )
 
 
-def deal_for_jack(players, rnd: random.Random | None = None):
+def deal_for_jack(
+    players: Sequence[str], rnd: random.Random | None = None
+) -> tuple[list[tuple[int, str, str, str]], str]:
     """Choose the first dealer as tables do (§1): deal a shuffled Euchre deck face up, one card
     to each seat in turn, until a Jack falls. Returns the cards dealt, as (seat, player, rank,
     suit), and the player who got the Jack."""
     deck = list(DECK)
     (rnd or random).shuffle(deck)
-    dealt = []
+    dealt: list[tuple[int, str, str, str]] = []
     for i, (rank, suit) in enumerate(deck):
         seat = i % len(players)
         dealt.append((seat, players[seat], rank, suit))
@@ -410,14 +416,17 @@ def deal_for_jack(players, rnd: random.Random | None = None):
     raise AssertionError("a Euchre deck always holds a Jack")
 
 
-def cut_for_deal(players, rnd: random.Random | None = None):
+def cut_for_deal(
+    players: Sequence[str], rnd: random.Random | None = None
+) -> tuple[list[tuple[int, str, str, str]], str]:
     """Choose the first dealer by a cut (§1): each player in seat order takes a card from a
     shuffled Euchre deck, and the lowest card deals (9 low, Ace high, suits all alike); those
     tied for lowest cut again from what is left. Returns the cards cut, as (seat, player,
     rank, suit), and the player who deals."""
     rnd = rnd or random.Random()
     deck: list[tuple[str, str]] = []
-    cut, cutting = [], list(range(len(players)))
+    cut: list[tuple[int, str, str, str]] = []
+    cutting = list(range(len(players)))
     while True:
         if len(deck) < len(cutting):  # (ties all the way down: a fresh deck)
             deck = list(DECK)
@@ -442,7 +451,7 @@ class Hand:
     maker: str | None = None
     bid: int | None = None
     dropped: tuple[str, ...] = ()
-    tricks: dict = field(default_factory=dict)
+    tricks: dict[str, int] = field(default_factory=dict)
     passed: bool = False
     dealer: str | None = None
     moon: bool = False  # the maker declared the moon: all five tricks (§4)
@@ -452,15 +461,15 @@ def respell(hand: Hand, spelling: dict[str, str]) -> Hand:
     """The hand with each name in `spelling` written as `spelling` says (a name not in it
     stays): a file's "ann" as the "Ann" already saved."""
 
-    def say(name):
-        return spelling.get(name, name) if name is not None else None
+    def say(name: str) -> str:
+        return spelling.get(name, name)
 
     return replace(
         hand,
-        maker=say(hand.maker),
+        maker=say(hand.maker) if hand.maker is not None else None,
         dropped=tuple(say(p) for p in hand.dropped),
         tricks={say(p): n for p, n in hand.tricks.items()},
-        dealer=say(hand.dealer),
+        dealer=say(hand.dealer) if hand.dealer is not None else None,
     )
 
 
@@ -478,7 +487,9 @@ class HandShape:
     asks_bid: bool  # the maker bids for tricks, and needs the bid
     bids: tuple[int, ...]  # the bids allowed
     all_pass: str | None  # NO_TRUMP_HAND or REDEAL when everyone may pass; None when not
-    must_play: dict  # who may not drop out, and why: MAKER, TURNED, NO_TRUMP_PLAYED, LOW_SCORE
+    must_play: dict[
+        str, str
+    ]  # who may not drop out, and why: MAKER, TURNED, NO_TRUMP_PLAYED, LOW_SCORE
     passed: bool = False  # everybody passed
     asks: tuple[str, ...] = ()  # the questions still to put to the table, in order
     tricks: int = TRICKS  # tricks in the hand (§1)
@@ -505,7 +516,7 @@ class HandShape:
             return self.tricks
         return hand.bid if self.asks_bid else self.needs
 
-    def fill_in(self, tricks: dict) -> dict:
+    def fill_in(self, tricks: dict[str, int | None]) -> dict[str, int | None]:
         """The tricks of the players who played, None where not yet known, filled in where
         the others fix them: the last one takes what is left, and once every trick is told
         the rest took none. A maker everyone else left alone takes every trick (§3), whatever
@@ -522,7 +533,7 @@ class HandShape:
         return dict(tricks)
 
 
-def join_names(names) -> str:
+def join_names(names: Iterable[str]) -> str:
     names = list(names)
     return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
 
@@ -532,7 +543,7 @@ def _or(words: list[str]) -> str:
     return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " or " + words[-1]
 
 
-def _is(names) -> str:
+def _is(names: Sequence[str]) -> str:
     return "is" if len(names) == 1 else "are"
 
 
@@ -541,15 +552,15 @@ class HandResult:
     number: int
     dealer: str
     hand: Hand
-    changes: dict
-    scores: dict
+    changes: dict[str, int]
+    scores: dict[str, int]
     shape: HandShape  # what the rules made of the hand (its maker, what they needed)
     sweep: str | None = None  # who took all five, when it counts as a sweep
     set: tuple[str, ...] = ()  # the maker who fell short, where sets count (§4)
     euchred: tuple[str, ...] = ()  # who played and took no trick, maker or not (§12)
     # After the hand, like `scores`: the hands each player has fallen short so far (§6), as
     # `MatchState.sets` holds them.
-    sets: dict = field(default_factory=dict)
+    sets: dict[str, int] = field(default_factory=dict)
     moon: str | None = None  # the maker who declared the moon (§4)
 
     @property
@@ -576,10 +587,10 @@ class MatchState:
 
     ruleset: Ruleset
     players: tuple[str, ...]
-    scores: dict
+    scores: dict[str, int]
     dealer: str  # who deals the next hand
     hands: int = 0
-    sets: dict = field(default_factory=dict)  # hands each player fell short (§6)
+    sets: dict[str, int] = field(default_factory=dict)  # hands each player fell short (§6)
     winners: tuple[str, ...] = ()
     won_by: str | None = None
 
@@ -700,7 +711,7 @@ def why_must_play(state: MatchState, shape: HandShape, player: str) -> str | Non
     )
 
 
-def new_match(ruleset: Ruleset, players, first_dealer: str) -> MatchState:
+def new_match(ruleset: Ruleset, players: Iterable[str], first_dealer: str) -> MatchState:
     players = tuple(players)
     check_table(ruleset, players, first_dealer)
     return MatchState(
@@ -712,7 +723,7 @@ def new_match(ruleset: Ruleset, players, first_dealer: str) -> MatchState:
     )
 
 
-def _is_tricks(value) -> bool:
+def _is_tricks(value: object) -> bool:
     return isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= TRICKS
 
 
@@ -932,12 +943,14 @@ def _check_tricks(state: MatchState, hand: Hand, shape: HandShape) -> None:
         )
 
 
-def score_hand(state: MatchState, hand: Hand) -> dict:
+def score_hand(state: MatchState, hand: Hand) -> dict[str, int]:
     """Each player's change of score for a hand (§4), after checking it."""
     return play(state, hand)[1].changes
 
 
-def _outcome(state: MatchState, hand: Hand, shape: HandShape) -> tuple[dict, tuple, tuple]:
+def _outcome(
+    state: MatchState, hand: Hand, shape: HandShape
+) -> tuple[dict[str, int], tuple[str, ...], tuple[str, ...]]:
     """The changes of score of a checked hand, who was set and who was euchred (§4, §12)."""
     r = state.ruleset
     changes = dict.fromkeys(state.players, 0)
@@ -948,7 +961,7 @@ def _outcome(state: MatchState, hand: Hand, shape: HandShape) -> tuple[dict, tup
         if took is None:
             continue  # dropped, or nobody played
         # With no set penalty the maker is scored like everyone else who played (§4).
-        if p == shape.maker and r.set_penalty is not None and took < needs:
+        if p == shape.maker and r.set_penalty is not None and needs is not None and took < needs:
             changes[p] = _penalty(r, state.scores[p], r.set_penalty)
             set_.append(p)
         elif took == 0:
@@ -1031,7 +1044,7 @@ def play(state: MatchState, hand: Hand) -> tuple[MatchState, HandResult]:
     return after, result
 
 
-def replay(state: MatchState, hands) -> tuple[MatchState, list[HandResult]]:
+def replay(state: MatchState, hands: Iterable[Hand]) -> tuple[MatchState, list[HandResult]]:
     """Fold hands over a match. A RuleError gets `hand`, the 1-based number at fault."""
     results = []
     for hand in hands:
@@ -1060,7 +1073,7 @@ def owes(stakes: Stakes, score: int, sets: int) -> int:
     return stakes.per_game + stakes.per_point * max(0, score) + stakes.per_set * sets
 
 
-def settle(state: MatchState, stakes: Stakes) -> tuple[list[Payment], dict]:
+def settle(state: MatchState, stakes: Stakes) -> tuple[list[Payment], dict[str, int]]:
     """Who pays whom, and each player's net, once the match is over; empty otherwise."""
     if not state.finished or not stakes:
         return [], {}

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import ipaddress
 from datetime import timedelta
+from typing import Any
 
 from axes.attempts import get_cool_off_threshold
 from axes.handlers.database import AxesDatabaseHandler
@@ -27,6 +28,8 @@ class AxesRequest(HttpRequest):
     """A log-in request as axes hands it on: with the address it read (`client_address`)."""
 
     axes_ip_address: str | None
+    axes_locked_out: bool
+    axes_credentials: dict[str, Any] | None
 
 
 def client_address(request: HttpRequest) -> str | None:
@@ -51,7 +54,7 @@ def client_address(request: HttpRequest) -> str | None:
     return str(address)
 
 
-def attempted_username(request: HttpRequest, credentials: dict | None) -> str | None:
+def attempted_username(request: HttpRequest, credentials: dict[str, Any] | None) -> str | None:
     """The username a log-in tried, cut to the 255 characters axes keeps (no account's
     username is that long, so the cut one names none either)."""
     field = settings.AXES_USERNAME_FORM_FIELD
@@ -64,21 +67,30 @@ def address_failures(request: AxesRequest) -> int:
     attempts = AccessAttempt.objects.filter(
         ip_address=request.axes_ip_address, attempt_time__gte=get_cool_off_threshold(request)
     )
-    return attempts.aggregate(n=Sum("failures_since_start"))["n"] or 0
+    failures: int = attempts.aggregate(n=Sum("failures_since_start"))["n"] or 0
+    return failures
 
 
 def address_locked(request: AxesRequest) -> bool:
     return address_failures(request) >= settings.LOGIN_FAILURES_PER_ADDRESS
 
 
-class LoginHandler(AxesDatabaseHandler):
+# (django-axes ships no type information: its handler is Any to mypy.)
+class LoginHandler(AxesDatabaseHandler):  # type: ignore[misc]
     """axes counts wrong passwords per username and address, and locks the pair; this adds a
     lock on the address once it has tried too many, whatever the usernames."""
 
-    def is_locked(self, request, credentials=None) -> bool:
-        return super().is_locked(request, credentials) or address_locked(request)
+    def is_locked(self, request: AxesRequest, credentials: dict[str, Any] | None = None) -> bool:
+        locked: bool = super().is_locked(request, credentials) or address_locked(request)
+        return locked
 
-    def user_login_failed(self, sender, credentials: dict, request=None, **kwargs):
+    def user_login_failed(
+        self,
+        sender: object,
+        credentials: dict[str, Any],
+        request: AxesRequest | None = None,
+        **kwargs: Any,
+    ) -> None:
         super().user_login_failed(sender, credentials, request, **kwargs)
         if request is not None and not request.axes_locked_out and address_locked(request):
             request.axes_locked_out = True

@@ -4,6 +4,10 @@ alike; the template filters in games/templatetags/games.py are these functions."
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
+from datetime import datetime
+from typing import cast
+
 from games import rules
 
 SYMBOLS = {"USD": "$", "CAD": "$", "AUD": "$", "EUR": "€", "GBP": "£", "$": "$", "€": "€", "£": "£"}
@@ -73,17 +77,17 @@ def gain_or_loss(n: int) -> str:
     return "gain" if n > 0 else "loss" if n < 0 else ""
 
 
-def clock(t) -> str:
+def clock(t: datetime) -> str:
     """A local time as the app says it everywhere: "8:40 p.m." (as Django's "g:i a")."""
     return f"{t.hour % 12 or 12}:{t:%M} {'a.m.' if t.hour < 12 else 'p.m.'}"
 
 
-def day_and_clock(t) -> str:
+def day_and_clock(t: datetime) -> str:
     """ "Nov 28, 8:40 p.m." """
     return f"{t:%b} {t.day}, {clock(t)}"
 
 
-def date_and_clock(t) -> str:
+def date_and_clock(t: datetime) -> str:
     """ "Nov 28 2026, 8:40 p.m." (as Django's "M j Y, g:i a")."""
     return f"{t:%b} {t.day} {t.year}, {clock(t)}"
 
@@ -98,7 +102,7 @@ def suit_label(name: str) -> str:
     return f"{SUIT_SYMBOLS[name]} {name.title()}"
 
 
-def winners(names) -> str:
+def winners(names: Iterable[str]) -> str:
     """Who won the match: "Cat wins", "Ann and Bob share the win"."""
     names = list(names)
     return f"{rules.join_names(names)} {'wins' if len(names) == 1 else 'share the win'}"
@@ -112,7 +116,7 @@ def won_by(how: str | None) -> str:
     return "took all five tricks" if how == rules.SWEEP else "reached zero"
 
 
-def card_meta(hands: int, winners=None, dealer: str | None = None) -> str:
+def card_meta(hands: int, winners: Sequence[str] | None = None, dealer: str | None = None) -> str:
     """A match card's line: "Ann & Bob won · 12 hands", or "3 hands · Cat deals next"."""
     count = f"{hands} hand{'' if hands == 1 else 's'}"
     if winners:
@@ -485,12 +489,12 @@ OPTION_LABELS = {
 }
 
 
-def option_text(name: str, value) -> str:
+def option_text(name: str, value: object) -> str:
     """An option's value as its house-rules field writes it."""
     if value is None:
         return "null"
     if name == "players":
-        return ",".join(str(n) for n in value)
+        return ",".join(str(n) for n in cast("list[int]", value))  # a list of seat counts
     if isinstance(value, bool):
         return "true" if value else "false"
     return str(value)
@@ -504,7 +508,7 @@ def house_rules_words(preset: str, ruleset: rules.Ruleset) -> list[str]:
     ]
 
 
-def _option_words(name: str, value) -> str:
+def _option_words(name: str, value: object) -> str:
     if name == "set_penalty" and value is not None:
         return f"+{value}"  # as the form's choices word it, even beyond them
     text = option_text(name, value)

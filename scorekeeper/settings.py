@@ -1,7 +1,9 @@
 """Settings for the Buck Euchre score keeper. Everything that varies comes from the environment."""
 
+import logging
 import os
 import secrets
+from collections.abc import MutableMapping
 from datetime import timedelta
 from pathlib import Path
 
@@ -142,7 +144,7 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 DB_CACHE_ENTRIES = 20_000
 
 
-def cache_from_url(url: str) -> dict:
+def cache_from_url(url: str) -> dict[str, object]:
     """The shared cache every worker and every server sees (drawn boards): the database's
     own cache table by default (made by migration 0012), or Redis or Memcached."""
     scheme, _, rest = url.partition("://")
@@ -234,7 +236,7 @@ STATICFILES_DIRS = [BASE_DIR / "static"]
 STATIC_ROOT = BASE_DIR / "staticfiles"
 
 
-def static_headers(headers, path: str, url: str) -> None:
+def static_headers(headers: MutableMapping[str, str], path: str, url: str) -> None:
     """Static files are never pages: nothing in them may run, nor be read as another type."""
     headers["X-Content-Type-Options"] = "nosniff"
     headers["Content-Security-Policy"] = "default-src 'none'"
@@ -310,7 +312,7 @@ CONTENT_SECURITY_POLICY = {
 }
 
 
-def refusal_in_one_line(record) -> bool:
+def refusal_in_one_line(record: logging.LogRecord) -> bool:
     """A refusal (403, 404 …) is a line in the log, not a traceback: a viewer tapping Save or
     a link to a deleted match is no fault of the server's (Django logs a 403 with its
     exception)."""

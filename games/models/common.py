@@ -2,18 +2,30 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from django.db import connection, models
 
+if TYPE_CHECKING:  # what a statement's parameter may be, as django-stubs spells it
+    from typing import TypeAlias
 
-def fetch(sql: str, *params) -> list[tuple]:
+    from django.db.backends.utils import _SQLType
+
+    SQLParam: TypeAlias = _SQLType
+
+_M = TypeVar("_M", bound=models.Model)
+
+
+def fetch(sql: str, *params: SQLParam) -> list[tuple[Any, ...]]:
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
-        return cursor.fetchall()
+        rows: list[tuple[Any, ...]] = cursor.fetchall()
+        return rows
 
 
-def latest_rows(sql: str, partitions: list[tuple]) -> list[tuple]:
+def latest_rows(sql: str, partitions: Sequence[tuple[SQLParam, ...]]) -> list[tuple[Any, ...]]:
     """The rows of `sql` (the latest rows of one partition, through its index) for each of
     `partitions` (its parameters), in one statement, however long the history behind them."""
     if not partitions:
@@ -22,7 +34,7 @@ def latest_rows(sql: str, partitions: list[tuple]) -> list[tuple]:
     return fetch(union, *(param for params in partitions for param in params))
 
 
-def moment(value) -> datetime:
+def moment(value: str | datetime) -> datetime:
     """A timestamp as a query written out reads it: on SQLite, a time without its zone (UTC,
     as Django writes it there), or its text; on PostgreSQL, the moment itself."""
     if isinstance(value, str):
@@ -30,11 +42,11 @@ def moment(value) -> datetime:
     return value if value.tzinfo else value.replace(tzinfo=UTC)
 
 
-def column_list(model, alias: str) -> str:
+def column_list(model: type[models.Model], alias: str) -> str:
     return ", ".join(f"{alias}.{field.column}" for field in model._meta.concrete_fields)
 
 
-def loaded(model, values):
+def loaded(model: type[_M], values: Sequence[Any]) -> _M:
     """An instance of `model` from its columns (`column_list`) as a query written out read them."""
     fields = model._meta.concrete_fields
     values = [

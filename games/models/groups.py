@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import secrets
+from collections.abc import Iterable
 from contextlib import suppress
-from datetime import timedelta
-from typing import TYPE_CHECKING
+from datetime import datetime, timedelta
+from typing import TYPE_CHECKING, Self, TypeVar
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
+from django.contrib.auth.models import AnonymousUser, User
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, models, transaction
 from django.db.models import F, Q
@@ -19,7 +21,10 @@ from games import rules, words
 from games.models.common import column_list, fetch, loaded
 from games.models.results import ResultSum, net_of_halves, staked_filter
 
+_M = TypeVar("_M", bound=models.Model)
+
 if TYPE_CHECKING:
+    from games.models.ledger import PaymentQuerySet
     from games.models.nights import SettleUp
     from games.models.players import Player
 
@@ -49,7 +54,9 @@ def groups_turn(group_id: int) -> None:
         raise Group.DoesNotExist(f"No group {group_id}.")
 
 
-def _nets(rows, payments) -> dict[str, dict[str, int]]:
+def _nets(
+    rows: Iterable[tuple[str, str, int, int, datetime]], payments: PaymentQuerySet
+) -> dict[str, dict[str, int]]:
     """Each currency's balances: every player's net of `rows` (`ResultSumQuerySet.nets()`,
     their stored sums), plus what they paid of `payments`, minus
     what they were paid. Players come in the order of the first match they played, then by
@@ -85,11 +92,11 @@ INVITE_DAYS = 7
 
 
 class GroupQuerySet(models.QuerySet["Group"]):
-    def of(self, user):
+    def of(self, user: User) -> Self:
         """The groups `user` is a member of."""
         return self.filter(memberships__user=user)
 
-    def last_owned_by(self, user):
+    def last_owned_by(self, user: User) -> Self:
         """The groups of which `user` is the only owner."""
         others = Membership.objects.filter(role=Role.OWNER).exclude(user=user)
         owned = self.filter(memberships__user=user, memberships__role=Role.OWNER)
@@ -127,7 +134,7 @@ class Group(models.Model):
         return reverse("games:group_detail", args=[self.pk])
 
     @classmethod
-    def home(cls, user, name: str = "") -> Group:
+    def home(cls, user: User, name: str = "") -> Group:
         """The account's own group, made (with the account as its owner) on first need, so
         that an account made any way (sign-up, `createsuperuser`, the admin) has one; called
         `name`, else "Ann's table" (`words.table_name`)."""
@@ -147,7 +154,7 @@ class Group(models.Model):
         return group
 
     @classmethod
-    def of(cls, group_or_user) -> Group:
+    def of(cls, group_or_user: Group | User) -> Group:
         """A group, or an account's own group."""
         return group_or_user if isinstance(group_or_user, Group) else cls.home(group_or_user)
 
@@ -156,7 +163,7 @@ class Group(models.Model):
         it was read (`version`)."""
         return fetch(GROUP_VERSION_SQL, self.pk) != [(self.version,)]
 
-    def role_of(self, user) -> Role | None:
+    def role_of(self, user: User | AnonymousUser) -> Role | None:
         """The user's role in the group; None for anyone else."""
         if not user.is_authenticated:
             return None
@@ -194,7 +201,7 @@ class Group(models.Model):
         return {c: net[player.name] for c, net in nets.items() if player.name in net}
 
     @transaction.atomic
-    def set_role(self, user, role: str | None) -> None:
+    def set_role(self, user: User, role: str | None) -> None:
         """Make a member an owner, a scorer or a viewer, or remove them (None). ValidationError
         if it would leave the group without an owner."""
         groups_turn(self.pk)
@@ -224,7 +231,7 @@ class Group(models.Model):
         Group.objects.filter(pk=self.pk).delete()
 
     @transaction.atomic
-    def claim(self, user, player: Player | None) -> None:
+    def claim(self, user: User, player: Player | None) -> None:
         """ "This is me": `user` is `player` at the group's table (None: nobody). In the
         group's turn, so that of two members saying it of one player at once the second is
         told who has it (ValidationError, in words); also for a player merged away, or a
@@ -251,10 +258,14 @@ class Group(models.Model):
             raise ValidationError(f"You are no longer in {self}.")
 
     @transaction.atomic
-    def join(self, user, role: str, invited=None) -> tuple[Membership, bool]:
+    def join(
+        self, user: User | AnonymousUser, role: str, invited: datetime | None = None
+    ) -> tuple[Membership, bool]:
         """Take `user` in with `role`; a member already keeps their role: (member, joined).
         ValidationError for one an owner removed after the invitation of `invited` was made:
         an old link does not let them back in."""
+        if isinstance(user, AnonymousUser):  # (the query would refuse it: no account's id)
+            raise TypeError("Only a signed-in user joins a group.")
         groups_turn(self.pk)
         refused = self.refused_by(user, invited)
         if refused:
@@ -262,7 +273,7 @@ class Group(models.Model):
         Removal.objects.filter(group=self, user=user).delete()
         return Membership.objects.get_or_create(group=self, user=user, defaults={"role": role})
 
-    def refused_by(self, user, invited) -> str:
+    def refused_by(self, user: User, invited: datetime | None) -> str:
         """Why an invitation made at `invited` no longer lets `user` in: an owner removed them
         after it was made (empty where it still does)."""
         if invited is None:
@@ -275,14 +286,14 @@ class Group(models.Model):
         )
 
     @transaction.atomic
-    def remove(self, user) -> None:
+    def remove(self, user: User) -> None:
         """An owner takes `user` out of the group: gone at once, and the invitations made
         before do not let them back in (`join`)."""
         self.set_role(user, None)
         Removal.objects.update_or_create(group=self, user=user, defaults={"at": timezone.now()})
 
 
-def delete_account(user, deleted_with_it: set[int] | None = None) -> None:
+def delete_account(user: User, deleted_with_it: set[int] | None = None) -> None:
     """Delete the account, and the groups in which nobody else is. ValidationError, in words
     and with nothing deleted, if it is the only owner of a group others are in (a group always
     has an owner), or if `deleted_with_it` (the groups its page said would go with it) misses
@@ -395,7 +406,7 @@ def memberships_of(user_id: int) -> list[Membership]:
     return found
 
 
-def row_of(model, pk: int):
+def row_of(model: type[_M], pk: int) -> _M | None:
     """The row of `model` (a player, a night) of this id, with its own columns only, or None."""
     rows = fetch(
         f"SELECT {column_list(model, 't')} FROM {model._meta.db_table} t WHERE t.id = %s", pk
@@ -408,7 +419,7 @@ def new_invite_token() -> str:
 
 
 class InviteQuerySet(models.QuerySet["Invite"]):
-    def open(self):
+    def open(self) -> Self:
         """Invitations that still work: not withdrawn, and made within INVITE_DAYS."""
         since = timezone.now() - timedelta(days=INVITE_DAYS)
         return self.filter(withdrawn__isnull=True, created__gt=since)
@@ -445,5 +456,5 @@ class Invite(models.Model):
         return reverse("games:join", args=[self.token])
 
     @property
-    def expires(self):
+    def expires(self) -> datetime:
         return self.created + timedelta(days=INVITE_DAYS)

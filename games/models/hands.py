@@ -3,8 +3,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, TypedDict, cast
 
 from django.conf import settings
 from django.db import connection, models
@@ -16,17 +17,20 @@ from games import matchfile, rules, words
 from games.models.groups import Membership
 
 if TYPE_CHECKING:
+    from django.contrib.auth.models import AnonymousUser, User
+
     from games.models.matches import Match
+    from games.models.players import Player
 
 
 # What a hand's row keeps of the engine's verdict on it (see `hand_verdict`).
 VERDICT_COLUMNS = ("dealer", "scores", "sets")
 
 
-def hands_from_rows(rows, names) -> list[rules.Hand]:
+def hands_from_rows(rows: Iterable[Sequence[Any]], names: Sequence[str]) -> list[rules.Hand]:
     """The engine's hands from rows of `HANDS_SQL`, ordered by number; `names` in seat
     order (the rows name the maker and the players by seat)."""
-    hands: dict[int, dict] = {}
+    hands: dict[int, dict[str, Any]] = {}
     for number, upcard, trump, maker, bid, passed, moon, who, dropped, tricks, *_ in rows:
         hand = hands.setdefault(
             number,
@@ -59,7 +63,7 @@ def verdict(
     state: rules.MatchState,
     results: list[rules.HandResult],
     stakes: rules.Stakes,
-) -> list[dict]:
+) -> list[dict[str, int]]:
     """Each seat's part in the engine's verdict on a match, as `Result` fields, in seat order."""
     _, net = rules.settle(state, stakes)
     tallies = rules.tallies(start, results)
@@ -79,7 +83,15 @@ def verdict(
     ]
 
 
-def hand_verdict(names, result: rules.HandResult) -> dict:
+class HandVerdict(TypedDict):
+    """A hand's part in the engine's verdict (`hand_verdict`)."""
+
+    dealer: int
+    scores: list[int]
+    sets: list[int]
+
+
+def hand_verdict(names: Sequence[str], result: rules.HandResult) -> HandVerdict:
     """A hand's part in the engine's verdict, as `Hand` fields: who dealt it and, after it,
     every seat's score and the hands each has fallen short, in seat order."""
     return {
@@ -89,7 +101,9 @@ def hand_verdict(names, result: rules.HandResult) -> dict:
     }
 
 
-def write_hand_verdicts(rows, names, results: list[rules.HandResult]) -> None:
+def write_hand_verdicts(
+    rows: Sequence[Hand], names: Sequence[str], results: list[rules.HandResult]
+) -> None:
     """Write the engine's verdict on each of these stored hands (`Hand` rows)."""
     for row in rows:
         for column, value in hand_verdict(names, results[row.number - 1]).items():
@@ -158,7 +172,7 @@ class Hand(models.Model):
     def get_absolute_url(self) -> str:
         return reverse("games:hand_edit", args=[self.match_id, self.number])
 
-    def to_rules(self, plays=None) -> rules.Hand:
+    def to_rules(self, plays: Sequence[Play] | None = None) -> rules.Hand:
         """The hand for the engine; `plays`, when given, replace the stored players' parts."""
         plays = list(self.plays.all()) if plays is None else plays
         return rules.Hand(
@@ -167,15 +181,19 @@ class Hand(models.Model):
             maker=self.maker.name if self.maker else None,
             bid=self.bid,
             dropped=tuple(p.player.name for p in plays if p.dropped),
-            tricks={p.player.name: p.tricks for p in plays if not p.dropped},
+            # (A player who played has a count: a blank one, from the admin, the engine refuses.)
+            tricks={p.player.name: cast(int, p.tricks) for p in plays if not p.dropped},
             passed=self.passed,
             moon=self.moon,
         )
 
     @staticmethod
     def store_all(
-        match: Match, hands: list[tuple[int, rules.Hand, dict]], players: dict, keys=None
-    ):
+        match: Match,
+        hands: list[tuple[int, rules.Hand, HandVerdict]],
+        players: dict[str, Player],
+        keys: Mapping[int, str | None] | None = None,
+    ) -> None:
         """Write these (number, hand, verdict) rows, the verdict as `hand_verdict()` gives it,
         and `keys` ({number: key}) where a phone gave one, in three statements however many
         there are (the hands, their ids, their plays): a thousand hands imported cost no more
@@ -276,6 +294,7 @@ class Change(models.Model):
     after = models.JSONField(null=True, blank=True)
     # A save's key (`Hand.key`), kept here too: a resend after an undo is still known.
     key = models.CharField(max_length=KEY_LENGTH, blank=True, default="")
+    _name: str  # who, as `named` finds them
 
     class Meta:
         ordering = ["-at", "-pk"]
@@ -289,7 +308,14 @@ class Change(models.Model):
 
     @classmethod
     def note(
-        cls, match: Match, by, kind: str, number: int, before=None, after=None, key=None
+        cls,
+        match: Match,
+        by: User | AnonymousUser | None,
+        kind: str,
+        number: int,
+        before: rules.Hand | None = None,
+        after: rules.Hand | None = None,
+        key: str | None = None,
     ) -> Change:
         user = by if by is not None and by.is_authenticated else None
         return cls.objects.create(
@@ -310,12 +336,12 @@ class Change(models.Model):
         return getattr(self, "_name", self.by)
 
     @staticmethod
-    def named(match: Match, changes) -> list[Change]:
+    def named(match: Match, changes: Iterable[Change]) -> list[Change]:
         """These changes of `match`, each with its `name`: the player its account is at the
         match's group's table, where the member said so. One query however many."""
         changes = list(changes)
         users = {c.user_id for c in changes if c.user_id is not None}
-        players = dict(
+        players: dict[int | None, str] = dict(
             Membership.objects.filter(
                 group_id=match.group_id, user_id__in=users, player__isnull=False
             ).values_list("user_id", "player__name")

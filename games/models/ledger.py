@@ -16,6 +16,9 @@ from games.models.common import latest_rows
 from games.models.groups import Group, groups_turn
 
 if TYPE_CHECKING:
+    from django.contrib.auth.models import AnonymousUser, User
+
+    from games.models.nights import Night
     from games.models.players import Player
 
 
@@ -154,7 +157,17 @@ class Payment(models.Model):
             raise ValidationError({"currency": words})
 
     @classmethod
-    def store(cls, group_id, payer, payee, cents, currency, by=None, night=None, token=""):
+    def store(
+        cls,
+        group_id: int,
+        payer: Player,
+        payee: Player,
+        cents: int,
+        currency: str,
+        by: User | AnonymousUser | None = None,
+        night: Night | None = None,
+        token: str = "",
+    ) -> Payment:
         """Check and store a payment; the caller holds the group's turn (`groups_turn`)."""
         cls.check_fits(group_id, payer, payee, cents, currency)
         user = by if by is not None and by.is_authenticated else None
@@ -172,7 +185,15 @@ class Payment(models.Model):
 
     @classmethod
     def record(
-        cls, group, payer, payee, cents: int, currency: str, version, token="", by=None
+        cls,
+        group: Group,
+        payer: Player,
+        payee: Player,
+        cents: int,
+        currency: str,
+        version: str | None,
+        token: str = "",
+        by: User | AnonymousUser | None = None,
     ) -> tuple[Payment, bool]:
         """Record a payment: (payment, stored). The same form arriving twice (`token`) is
         stored once; sent again with other content, FormUsed says what it recorded.

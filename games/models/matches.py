@@ -6,6 +6,7 @@ import json
 import secrets
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any, Self
 
 from django.core.exceptions import ValidationError
 from django.db import models
@@ -78,7 +79,7 @@ class CardRow:
     counted_up_from: int | None = None
 
 
-def _counted_up_from(preset: str, options) -> int | None:
+def _counted_up_from(preset: str, options: object) -> int | None:
     """A match's starting score where its scores are shown counted up, else None: read from
     its preset and house rules without building the ruleset (a list has many cards)."""
     if preset not in rules.PRESETS:
@@ -87,14 +88,18 @@ def _counted_up_from(preset: str, options) -> int | None:
     known = rules.PRESETS[preset].ruleset
     if not options.get("count_up", known.count_up):
         return None
-    return options.get("starting_score", known.starting_score)
+    start: int = options.get("starting_score", known.starting_score)
+    return start
 
 
-def _json(value):
+def _json(value: object) -> Any:  # whatever the column holds: JSON
     """A JSON column as a query written out reads it: text (as SQLite, and psycopg as Django
     sets it up, hand it back), or the value itself."""
     return json.loads(value) if isinstance(value, str) else value
 
+
+# Stored hands by number, each with its verdict as stored (`VERDICT_COLUMNS`, as read).
+_Stored = dict[int, tuple[rules.Hand, tuple[Any, ...]]]
 
 PRESET_CHOICES = [(p.name, p.label) for p in rules.PRESETS.values()]
 
@@ -110,7 +115,9 @@ class MatchQuerySet(models.QuerySet["Match"]):
         database takes to answer it."""
         return next(iter(self.raw("SELECT * FROM games_match WHERE id = %s", [pk])), None)
 
-    def with_seats(self):
+    # Any, not Self, for now: views/board.py builds `context = {"match": match}` from it, which
+    # Self would make a dict[str, Match] (the views are being typed apart, #34 §4).
+    def with_seats(self) -> Any:
         """Each match's seats with their players, in seat order, in one query: its `names`
         without a query of their own. (The hands come in one more, `game_hands`.)"""
         return self.prefetch_related(
@@ -121,19 +128,20 @@ class MatchQuerySet(models.QuerySet["Match"]):
         """The match of these that is `m` (Match.same_as of the match file), if any."""
         if m.played_at is None:
             return None
-        for match in self.filter(played_at=m.played_at).with_seats():
+        alike: MatchQuerySet = self.filter(played_at=m.played_at).with_seats()
+        for match in alike:
             if match.to_file().same_as(m):
                 return match
         return None
 
-    def with_results(self):
+    def with_results(self) -> Self:
         """Each seat's stored result with its player, in seat order: a match's outcome on a
         list or a record without replaying it."""
         return self.prefetch_related(
             models.Prefetch("results", Result.objects.select_related("player").order_by("seat")),
         )
 
-    def in_progress(self):
+    def in_progress(self) -> Self:
         return self.filter(finished__isnull=True)
 
     def new_share_links(self) -> int:
@@ -223,15 +231,15 @@ class Match(MatchWrites, models.Model):
         return Match.label_of(self.preset, self.options)
 
     @staticmethod
-    def label_of(preset: str, options=None) -> str:
+    def label_of(preset: str, options: str | dict[str, Any] | None = None) -> str:
         """A preset's name in words, as the match's house rules have it (`options`: its
         starting score), or its own name for one the app no longer knows."""
         if preset not in rules.PRESETS:
             return preset
         known = rules.PRESETS[preset]
-        if isinstance(options, str):  # a JSON column as plain SQL reads it on SQLite
-            options = json.loads(options)
-        start = (options or {}).get("starting_score")
+        # A JSON column as plain SQL reads it on SQLite: its text.
+        read = json.loads(options) if isinstance(options, str) else options
+        start = (read or {}).get("starting_score")
         return words.match_title(known.label, known.ruleset.starting_score, start)
 
     @staticmethod
@@ -326,7 +334,9 @@ class Match(MatchWrites, models.Model):
         (under READ COMMITTED every statement has its own snapshot)."""
         return hands_from_rows(fetch(HANDS_SQL, self.pk, 1, LAST_NUMBER), self.names)
 
-    def replay(self, hands: list[rules.Hand] | None = None):
+    def replay(
+        self, hands: list[rules.Hand] | None = None
+    ) -> tuple[rules.MatchState, list[rules.HandResult]]:
         """The match folded over its hands: (state, results)."""
         return rules.replay(self.start(), self.game_hands() if hands is None else hands)
 
@@ -336,7 +346,7 @@ class Match(MatchWrites, models.Model):
     # `_stored_hands` and `_verdict_after`, and fold the hands only where those rows are not
     # as `_store()` writes them (rows written by hand, seats changed in the admin).
 
-    def _stored_hands(self, first: int, last: int = LAST_NUMBER) -> dict:
+    def _stored_hands(self, first: int, last: int = LAST_NUMBER) -> _Stored:
         """Hands `first` to `last` as stored, in one statement: {number: (hand, its verdict
         as `VERDICT_COLUMNS`)}, in the order of their numbers."""
         rows = fetch(HANDS_SQL, self.pk, max(first, 1), last)
@@ -344,7 +354,7 @@ class Match(MatchWrites, models.Model):
         hands = hands_from_rows(rows, self.names)
         return dict(zip(verdicts, zip(hands, verdicts.values(), strict=True), strict=True))
 
-    def _verdict_after(self, stored: dict, first: int) -> rules.MatchState | None:
+    def _verdict_after(self, stored: _Stored, first: int) -> rules.MatchState | None:
         """The match after hand `first` (the start, for 0) as the verdict stored with it says,
         `stored` being `_stored_hands` that hold it and the hand after it; None where the rows
         are not as `_store()` writes them."""
@@ -398,7 +408,7 @@ class Match(MatchWrites, models.Model):
             return state, hands[number - 1] if number <= len(hands) else None
         return rules.play(before, stored[number - 1][0])[0], hand
 
-    def replay_latest(self, count: int):
+    def replay_latest(self, count: int) -> tuple[rules.MatchState, list[rules.HandResult]]:
         """The match and the results of (at least) its last `count` hands, as `replay()` has
         them, without folding the whole match: the engine plays those hands again from the
         verdict stored with the hand before them. Read in one statement."""
@@ -437,7 +447,7 @@ class Match(MatchWrites, models.Model):
             timezone.localtime(self.played_at),
         )
 
-    def clean(self):
+    def clean(self) -> None:
         if self.pk is None:
             return
         try:

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import hashlib
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import datetime, time, timedelta
+from datetime import date, datetime, time, timedelta
+from typing import TYPE_CHECKING, Any
 
 from django.core.exceptions import ValidationError
 from django.db import models, transaction
-from django.db.models import Exists, Max, Min, OuterRef, Sum
+from django.db.models import Exists, Max, Min, OuterRef, QuerySet, Sum
 from django.urls import reverse
 from django.utils import timezone
 
@@ -18,6 +20,11 @@ from games.models.groups import Group, groups_turn
 from games.models.ledger import Payment
 from games.models.results import net_of_halves
 from games.models.sums import NightSum
+
+if TYPE_CHECKING:
+    from django.contrib.auth.models import AnonymousUser, User
+
+    from games.models.ledger import PaymentQuerySet
 
 # A match begun within this long of another one of the same group is settled with it.
 NIGHT_GAP = timedelta(hours=6)
@@ -42,7 +49,7 @@ class SettleUp:
         return paid.get(self.key(transfer), 0) >= transfer.cents
 
 
-def summed(payments, *first: str):
+def summed(payments: PaymentQuerySet, *first: str) -> QuerySet[Payment, tuple[Any, ...]]:
     """(*first, currency, payer, payee, cents) of these payments, summed from whom to whom."""
     rows = payments.values_list(*first, "currency", "payer__name", "payee__name")
     return rows.annotate(cents=Sum("amount_cents")).order_by()
@@ -67,13 +74,13 @@ class Night(models.Model):
     def get_absolute_url(self) -> str:
         return reverse("games:night_detail", args=[self.pk])
 
-    def titled(self, first) -> str:
+    def titled(self, first: datetime | None) -> str:
         """Its title, its first match having begun at `first` (None: it has no match)."""
         if first is None:
             return "An empty night"
         return Night.title(first, self._shares_its_day(first))
 
-    def _shares_its_day(self, first) -> bool:
+    def _shares_its_day(self, first: datetime) -> bool:
         """Whether another night of the group began on the local day this one began (`first`)
         too: a night with a match that day and none before it. One query, which asks only of
         the nights of that day, however many nights the group has (a restore of old undated
@@ -89,7 +96,7 @@ class Night(models.Model):
         others = Night.objects.filter(pk__in=that_day.values("night")).exclude(Exists(earlier))
         return others.exists()
 
-    def started(self):
+    def started(self) -> date | None:
         """The local date the night began: the first of its matches."""
         first, _ = self.span()
         return timezone.localtime(first).date() if first else None
@@ -100,7 +107,7 @@ class Night(models.Model):
         return span["first"], span["last"]
 
     @staticmethod
-    def title(first, with_hour: bool) -> str:
+    def title(first: datetime, with_hour: bool) -> str:
         """ "The night of Tuesday 1 December 2026", and ", from 8:40 p.m." where another
         night of the group began the same day, so that no two nights share a title."""
         local = timezone.localtime(first)
@@ -108,7 +115,7 @@ class Night(models.Model):
         return f"{title}, from {words.clock(local)}" if with_hour else title
 
     @staticmethod
-    def shared_days(group_id: int, firsts) -> set:
+    def shared_days(group_id: int, firsts: Sequence[datetime]) -> set[date]:
         """Of the local days these nights began on, those on which another night of the group
         began too (one query, over the days around them)."""
         from games.models.matches import Match
@@ -138,7 +145,7 @@ class Night(models.Model):
         return nights.first()
 
     @classmethod
-    def around(cls, group, played_at) -> Night:
+    def around(cls, group: Group, played_at: datetime) -> Night:
         """The night of a match begun at `played_at`: that of the group's match begun closest
         to it, within NIGHT_GAP, or else a new one."""
         from games.models.matches import Match
@@ -221,7 +228,13 @@ class Night(models.Model):
                 break
         return paid
 
-    def mark(self, key: str, paid: bool, fingerprint: str | None, by=None) -> bool:
+    def mark(
+        self,
+        key: str,
+        paid: bool,
+        fingerprint: str | None,
+        by: User | AnonymousUser | None = None,
+    ) -> bool:
         """Mark a transfer of the night paid (a payment of what is left of it is recorded) or
         not paid after all (the night's payments for it are removed), as seen on a page
         showing the transfers `fingerprint` (None: from no page); False, and nothing changed,

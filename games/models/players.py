@@ -2,19 +2,31 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
+from typing import TypedDict
+
 from django.core.exceptions import ValidationError
 from django.db import models, transaction
-from django.db.models import Q
+from django.db.models import Q, QuerySet
 from django.urls import reverse
 from django.utils import timezone
 
 from games import rules, words
-from games.models.groups import groups_turn
+from games.models.groups import Group, groups_turn
 from games.models.hands import Hand, Play
 from games.models.ledger import Payment
 from games.models.matches import Match, Seat
 from games.models.results import Result
 from games.models.sums import recount_sums
+
+
+class Totals(TypedDict):
+    """A player's matches played, finished and won, and their money by currency."""
+
+    played: int
+    finished: int
+    won: int
+    money: dict[str, int]
 
 
 class Player(models.Model):
@@ -38,13 +50,15 @@ class Player(models.Model):
     def get_matches_url(self) -> str:
         return reverse("games:match_list") + f"?player={self.pk}"
 
-    def totals(self) -> dict:
+    def totals(self) -> Totals:
         """Matches played, finished and won, and money by currency, from their stored sums."""
         summed = self.result_sums.summed()
-        counts = {name: summed.stats[name] for name in ("played", "finished", "won")}
-        return {**counts, "money": summed.money}
+        stats = summed.stats
+        return Totals(
+            played=stats["played"], finished=stats["finished"], won=stats["won"], money=summed.money
+        )
 
-    def clean(self):
+    def clean(self) -> None:
         """The admin's check: a name is one person, in whatever capitals and spaces."""
         if self.group_id is None or not self.name:
             return
@@ -124,14 +138,14 @@ class Player(models.Model):
         return len(locked)
 
 
-def same_person(players, name: str) -> Player | None:
+def same_person(players: Iterable[Player], name: str) -> Player | None:
     """The player of `players` whose name is `name` as a person: in any capitals and spaces
     (rules.name_key)."""
     key = rules.name_key(name)
     return next((p for p in players if rules.name_key(p.name) == key), None)
 
 
-def seat_players(group, names) -> list[Player]:
+def seat_players(group: Group, names: Iterable[str]) -> list[Player]:
     """The group's player for each name, in order: the one saved under that name in any
     capitals and spaces (its first spelling kept), or a new one."""
     saved = {rules.name_key(p.name): p for p in Player.objects.filter(group=group)}
@@ -152,7 +166,7 @@ def _still_here(*players: Player) -> None:
             )
 
 
-def _matches_turn(matches) -> list[int]:
+def _matches_turn(matches: QuerySet[Seat, Mapping[str, object]]) -> list[int]:
     """Lock these matches' rows until the transaction ends, as a write to their hands does
     (`Match._locked`), so that a rename or a merge and a save take turns; in the order of
     their ids, so that two of them wait for each other rather than deadlock. (On SQLite the

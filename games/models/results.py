@@ -7,9 +7,11 @@ import functools
 import operator
 from dataclasses import dataclass, fields
 from datetime import datetime
+from decimal import Decimal
+from typing import Any, Self
 
 from django.db import models
-from django.db.models import Count, F, Min, Q, Sum
+from django.db.models import Aggregate, Count, F, Min, Q, QuerySet, Sum
 
 from games import rules
 
@@ -32,17 +34,18 @@ STAKED = staked_filter("match__")
 HALF = 2**32
 
 
-def net_sum() -> dict:
+def net_sum() -> dict[str, Sum]:
     """Aggregates of `Result.net_cents` that `net_of_halves()` adds up to their exact sum."""
     high = F("net_cents") / HALF  # rounded toward zero, on both databases
     return {"net_high": Sum(high), "net_low": Sum(F("net_cents") - high * HALF)}
 
 
-def net_of_halves(high, low) -> int:
+def net_of_halves(high: int | Decimal, low: int | Decimal) -> int:
+    # (An integer's SUM is an integer on SQLite, a numeric on PostgreSQL.)
     return int(high) * HALF + int(low)
 
 
-def _counts() -> dict:
+def _counts() -> dict[str, Count]:
     """How many matches results are of, how many finished, and how many won: aggregates."""
     return {
         "played": Count("pk"),
@@ -51,16 +54,16 @@ def _counts() -> dict:
     }
 
 
-def stat_sums() -> dict:
+def stat_sums() -> dict[str, Aggregate]:
     """`_counts()` and each field of rules.Tally summed (docs/rules.md §12): aggregates."""
     return {**_counts(), **{name: Sum(name, default=0) for name in TALLY_FIELDS}}
 
 
 class ResultQuerySet(models.QuerySet["Result"]):
-    def finished(self):
+    def finished(self) -> Self:
         return self.filter(match__finished__isnull=False)
 
-    def stats(self) -> dict:
+    def stats(self) -> dict[str, Any]:
         """The counts of docs/rules.md §12 summed over these results: matches, finished, wins
         and each field of rules.Tally."""
         return self.aggregate(**stat_sums())
@@ -89,8 +92,8 @@ class ResultQuerySet(models.QuerySet["Result"]):
 
     def money(self) -> dict[str, int]:
         """Net money in cents by currency, over the finished matches played for money."""
-        rows = self.finished().filter(STAKED).values_list("match__currency")
-        rows = rows.annotate(**net_sum()).order_by("match__currency")
+        staked = self.finished().filter(STAKED).values_list("match__currency")
+        rows = staked.annotate(**net_sum()).order_by("match__currency")
         return {currency: net_of_halves(high, low) for currency, high, low in rows}
 
 
@@ -222,7 +225,7 @@ class ResultSumQuerySet(models.QuerySet["ResultSum"]):
         by_preset = {preset: by_preset[preset] for preset in order}
         return Summed(stats, by_preset, money, money_by_preset, staked, first)
 
-    def nets(self):
+    def nets(self) -> QuerySet[ResultSum, tuple[str, str, int, int, datetime]]:
         """(currency, name, net_high, net_low, first) of each player with a finished match
         played for money, in the order `_nets()` reads them."""
         return (

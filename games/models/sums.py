@@ -3,11 +3,12 @@ of money, and the one write path that moves them (`move_sums`, `recount_sums`)."
 
 from __future__ import annotations
 
+from collections.abc import Collection, Iterable, Sequence
 from datetime import datetime
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from django.db import connection, models
-from django.db.models import Count, F, Min, Q, Sum
+from django.db.models import Count, F, Field, Min, Q, Sum
 
 from games import rules
 from games.models.common import column_list, fetch, latest_rows, loaded, moment
@@ -26,7 +27,9 @@ from games.models.results import (
 )
 
 if TYPE_CHECKING:
+    from games.models.common import SQLParam
     from games.models.matches import Match
+    from games.models.results import ResultQuerySet
 
 
 # A running total of money, written out (built by the ORM, its windows cost four times what
@@ -96,7 +99,7 @@ def _running_sql(players: list[int], partition: str) -> str:
     )
 
 
-def run_totals(players) -> None:
+def run_totals(players: Iterable[int]) -> None:
     """Number these players' finished matches played for money and keep the running total
     of each on its result (`Result.running_place`): written with their sums, wherever a
     match starts or stops counting for them or its money changes."""
@@ -117,7 +120,8 @@ def _run_on(match: Match, nets: dict[int, int]) -> None:
     key = (moment(match.played_at), match.pk)
     partitions = [(player, match.currency, match.pk) for player in sorted(nets)]
     last = {row[0]: row[1:] for row in latest_rows(LAST_RUNNING_SQL, partitions)}
-    ahead, anew = [], []
+    ahead: list[tuple[int, int, int, int, int]] = []
+    anew: list[int] = []
     for player, net in nets.items():
         place, high, low, played_at, pk = last.get(player, (0, 0, 0, None, None))
         if place and (moment(played_at), pk) > key:
@@ -131,7 +135,9 @@ def _run_on(match: Match, nets: dict[int, int]) -> None:
     run_totals(anew)
 
 
-def running_money(players, shown: dict[str, set[int]]) -> dict[str, list[tuple[datetime, int]]]:
+def running_money(
+    players: Collection[int], shown: dict[str, set[int]]
+) -> dict[str, list[tuple[datetime, int]]]:
     """The money `players` (ids) won over their finished matches played for money, a running
     total a currency, match by match in the order they began: (when the match began, the
     total after it) after each match whose place in that order (from 0) is among the
@@ -195,11 +201,13 @@ class NightSum(models.Model):
         return self.night.get_absolute_url()
 
     @staticmethod
-    def latest(keys: list[tuple[int, str]], most: int) -> dict[tuple[int, str], list[tuple]]:
+    def latest(
+        keys: list[tuple[int, str]], most: int
+    ) -> dict[tuple[int, str], list[tuple[int, int, datetime]]]:
         """The `most` latest nights of each (player, currency) of `keys`: (night, net, when
         the player began there), the latest first."""
         rows = latest_rows(LATEST_NIGHTS_SQL, [(*key, most) for key in keys])
-        out: dict[tuple[int, str], list[tuple]] = {}
+        out: dict[tuple[int, str], list[tuple[int, int, datetime]]] = {}
         for player, currency, night, high, low, started in rows:
             out.setdefault((player, currency), []).append(
                 (night, net_of_halves(high, low), moment(started))
@@ -207,13 +215,22 @@ class NightSum(models.Model):
         return out
 
 
-def _parts(match: Match, results: list[dict], finished: bool) -> tuple[dict, dict]:
+# The two sums written alike (`_sums_of`, `_save`).
+_Sum = TypeVar("_Sum", ResultSum, NightSum)
+
+
+# A match's part of its players' sums, by player: each count, and the net in cents.
+_Parts = dict[int, dict[str, int]]
+
+
+def _parts(match: Match, results: list[dict[str, Any]], finished: bool) -> tuple[_Parts, _Parts]:
     """What `results` of `match` (rows of `SUMMED` with their `player_id`), the match then
     finished or not, add to their players' sums: {player: `COUNTED` and "net"} for
     `ResultSum`, and for `NightSum` {player: "matches" and "net"} where the match counts
     (finished and played for money)."""
     counted = finished and bool(match.stakes())
-    sums, nights = {}, {}
+    sums: _Parts = {}
+    nights: _Parts = {}
     for row in results:
         net = row["net_cents"] if counted else 0
         sums[row["player_id"]] = {
@@ -229,10 +246,11 @@ def _parts(match: Match, results: list[dict], finished: bool) -> tuple[dict, dic
     return sums, nights
 
 
-def _first_counted(results) -> datetime | None:
+def _first_counted(results: ResultQuerySet) -> datetime | None:
     """When the first of these results' finished matches played for money began."""
     counted = results.finished().filter(STAKED)
-    return counted.aggregate(first=Min("match__played_at"))["first"]
+    first: datetime | None = counted.aggregate(first=Min("match__played_at"))["first"]
+    return first
 
 
 # Every save reads and writes its players' sums: the statements are written out, as Django's
@@ -240,14 +258,14 @@ def _first_counted(results) -> datetime | None:
 # row for every column).
 
 
-def summed_results(match_id: int) -> list[dict]:
+def summed_results(match_id: int) -> list[dict[str, Any]]:
     """The match's stored results: their `SUMMED` columns and their `player_id`."""
     columns = ["player_id", *SUMMED]
     sql = f"SELECT {', '.join(columns)} FROM games_result WHERE match_id = %s"
     return [dict(zip(columns, row, strict=True)) for row in fetch(sql, match_id)]
 
 
-def _sums_of(model, column: str, value, players) -> list:
+def _sums_of(model: type[_Sum], column: str, value: SQLParam, players: Iterable[int]) -> list[_Sum]:
     """The sums (`ResultSum`, `NightSum`) of these players whose `column` is `value`."""
     players = sorted(players)
     if not players:
@@ -260,15 +278,17 @@ def _sums_of(model, column: str, value, players) -> list:
     return [loaded(model, row) for row in fetch(sql, value, *players)]
 
 
-def _save(model, rows: list, count: str, columns: list[str]) -> None:
+def _save(model: type[_Sum], rows: list[_Sum], count: str, columns: list[str]) -> None:
     """Store these sums, a statement a row: those that now count nothing (`count` 0) go."""
     gone = [r.pk for r in rows if r.pk and not getattr(r, count)]
     if gone:
         model.objects.filter(pk__in=gone).delete()
-    table, fields = model._meta.db_table, [model._meta.get_field(name) for name in columns]
+    # (`columns` are the sums' own columns, never a relation: get_field answers a Field.)
+    table = model._meta.db_table
+    fields = [cast("Field[Any, Any]", model._meta.get_field(name)) for name in columns]
     every = [field for field in model._meta.concrete_fields if not field.primary_key]
 
-    def values(row, fields) -> list:
+    def values(row: _Sum, fields: Sequence[Field[Any, Any]]) -> list[Any]:
         return [field.get_db_prep_save(getattr(row, field.attname), connection) for field in fields]
 
     new = [r for r in rows if r.pk is None and getattr(r, count)]
@@ -285,7 +305,12 @@ def _save(model, rows: list, count: str, columns: list[str]) -> None:
 
 
 def move_sums(
-    match: Match, night_before: int, before: list[dict], was_finished: bool, night: int, after
+    match: Match,
+    night_before: int,
+    before: list[dict[str, Any]],
+    was_finished: bool,
+    night: int,
+    after: list[dict[str, Any]],
 ) -> None:
     """Take the results `before` of `match` (rows of `SUMMED` with their `player_id`), as
     they were on `night_before`, the match then finished or not, out of their players' sums
@@ -318,7 +343,7 @@ def move_sums(
         sums.append(s)
     _save(ResultSum, sums, "played", [*COUNTED, "net_high", "net_low", "first"])
 
-    parts: dict[tuple[int, int], tuple[dict, dict]] = {
+    parts: dict[tuple[int, int], tuple[dict[str, int], dict[str, int]]] = {
         (night_before, p): (part, {}) for p, part in old_nights.items()
     }
     for p, part in new_nights.items():
@@ -358,7 +383,7 @@ def move_sums(
         run_totals({player for _, player in parts})
 
 
-def recount_sums(players) -> None:
+def recount_sums(players: Iterable[int]) -> None:
     """Sum these players' results anew (`ResultSum`, `NightSum`), from every stored result:
     where results change hands wholesale (a merge), or their match's rules, stakes or night
     may have changed (the admin), and their running totals (`run_totals`). The sums

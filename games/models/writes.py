@@ -5,7 +5,9 @@ its page was drawn from, and writes the engine's verdict with the hands (`MatchW
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from typing import TYPE_CHECKING, NamedTuple
 
 from django.db import transaction
@@ -20,7 +22,12 @@ from games.models.results import Result
 from games.models.sums import move_sums, recount_sums, summed_results
 
 if TYPE_CHECKING:
+    from django.contrib.auth.models import AnonymousUser, User
+
     from games.models.matches import Match
+
+# A match folded over its hands: the state after them, and what each hand did.
+Replay = tuple[rules.MatchState, list[rules.HandResult]]
 
 # Far more than any card night; a bound so that no file or tap can store an endless match.
 MAX_HANDS = 1000
@@ -46,20 +53,20 @@ class Saved(NamedTuple):
     of the same hand it found instead of storing it again (None where it stored it)."""
 
     match: Match
-    replayed: tuple
+    replayed: Replay
     earlier: Earlier | None = None
 
 
 class Stale(Exception):
     """A write from a page drawn before the match's hands last changed (another phone's save)."""
 
-    def __init__(self, match: Match, hands: int):
+    def __init__(self, match: Match, hands: int) -> None:
         super().__init__(f"match {match.pk} is at version {match.version}")
         self.match = match
         self.hands = hands  # how many hands the match has now
 
 
-def _seated(hand: rules.Hand, was, now) -> rules.Hand:
+def _seated(hand: rules.Hand, was: Sequence[str], now: Sequence[str]) -> rules.Hand:
     """`hand` as entered at the table `was` (names in seat order), for the same seats named
     `now`: a rename or a merge between the page's reading and the save changed a name, never
     who sat where."""
@@ -68,7 +75,7 @@ def _seated(hand: rules.Hand, was, now) -> rules.Hand:
     return rules.respell(hand, dict(zip(was, now, strict=True)))
 
 
-def _check_fits(names, stakes: rules.Stakes):
+def _check_fits(names: Iterable[str], stakes: rules.Stakes) -> None:
     """What the rules allow but the columns can't hold, refused in words rather than a crash."""
     for name in names:
         if len(name) > rules.NAME_LENGTH:
@@ -164,7 +171,7 @@ class MatchWrites:
         number: int,
         hand: rules.Hand,
         version: int | None,
-        by=None,
+        by: User | AnonymousUser | None = None,
         key: str | None = None,
     ) -> Saved:
         """Save hand `number` from a page drawn at `version`, sent with the phone's `key`
@@ -210,7 +217,11 @@ class MatchWrites:
 
     @transaction.atomic
     def change_hand(  # type: ignore[misc]  # a mixin of Match alone
-        self: Match, number: int, hand: rules.Hand, version: int | None, by=None
+        self: Match,
+        number: int,
+        hand: rules.Hand,
+        version: int | None,
+        by: User | AnonymousUser | None = None,
     ) -> bool:
         """Replace hand `number` with `hand`; every later hand is checked and scored again."""
         match, stored = self._locked()
@@ -224,7 +235,9 @@ class MatchWrites:
         return True
 
     @transaction.atomic
-    def undo_hand(self: Match, number: int, version: int | None, by=None) -> bool:  # type: ignore[misc]  # a mixin of Match alone
+    def undo_hand(  # type: ignore[misc]  # a mixin of Match alone
+        self: Match, number: int, version: int | None, by: User | AnonymousUser | None = None
+    ) -> bool:
         """Take back the last hand, `number`; False if it is gone already."""
         match, stored = self._locked()
         if len(stored) < number:
@@ -235,7 +248,12 @@ class MatchWrites:
         Change.note(match, by, Change.Kind.UNDONE, number, before=stored[-1])
         return True
 
-    def _store(self: Match, stored: list[rules.Hand], hands: list[rules.Hand], keys=None):  # type: ignore[misc]  # a mixin of Match alone
+    def _store(  # type: ignore[misc]  # a mixin of Match alone
+        self: Match,
+        stored: list[rules.Hand],
+        hands: list[rules.Hand],
+        keys: Mapping[int, str | None] | None = None,
+    ) -> Replay:
         """A write from a phone (a hand saved, changed or undone): write the hand rows that
         differ between `stored` and `hands` (a new hand with its phone's key, in `keys`), and
         the engine's verdict on the hands from the first that differs on, with the row
@@ -249,7 +267,9 @@ class MatchWrites:
         self._write_verdict(start, state, results, later if first < len(hands) else [])
         return state, results
 
-    def _store_rescored(self: Match, stored: list[rules.Hand], hands: list[rules.Hand]):  # type: ignore[misc]  # a mixin of Match alone
+    def _store_rescored(  # type: ignore[misc]  # a mixin of Match alone
+        self: Match, stored: list[rules.Hand], hands: list[rules.Hand]
+    ) -> Replay:
         """`_store`, but the verdict on every hand is written anew, even where the hands are
         as stored: after the admin changed the rows themselves. Returns the replay."""
         start, state, results = self._replay_to_store(hands)
@@ -258,7 +278,9 @@ class MatchWrites:
         self._write_verdict(start, state, results, others, recount=True)
         return state, results
 
-    def _replay_to_store(self: Match, hands: list[rules.Hand]):  # type: ignore[misc]  # a mixin of Match alone
+    def _replay_to_store(  # type: ignore[misc]  # a mixin of Match alone
+        self: Match, hands: list[rules.Hand]
+    ) -> tuple[rules.MatchState, rules.MatchState, list[rules.HandResult]]:
         """(start, state, results) of `hands`, as long as the match may hold that many."""
         if len(hands) > MAX_HANDS:
             raise rules.RuleError(
@@ -267,7 +289,14 @@ class MatchWrites:
         start = self.start()
         return (start, *rules.replay(start, hands))
 
-    def _write_hands(self: Match, stored, hands, state, results, keys=None) -> list[int]:  # type: ignore[misc]  # a mixin of Match alone
+    def _write_hands(  # type: ignore[misc]  # a mixin of Match alone
+        self: Match,
+        stored: list[rules.Hand],
+        hands: list[rules.Hand],
+        state: rules.MatchState,
+        results: list[rules.HandResult],
+        keys: Mapping[int, str | None] | None = None,
+    ) -> list[int]:
         """Write the hands of `hands` that differ from `stored` (each with its verdict, and
         its key: as it had, or from `keys`), drop those past the end, and move the version
         on. Returns the numbers written."""
@@ -283,7 +312,14 @@ class MatchWrites:
         self.version += 1
         return changed
 
-    def _write_verdict(self: Match, start, state, results, rows, recount: bool = False) -> None:  # type: ignore[misc]  # a mixin of Match alone
+    def _write_verdict(  # type: ignore[misc]  # a mixin of Match alone
+        self: Match,
+        start: rules.MatchState,
+        state: rules.MatchState,
+        results: list[rules.HandResult],
+        rows: Iterable[Hand],
+        recount: bool = False,
+    ) -> None:
         """Write the engine's verdict: on each hand of `rows` (the others have theirs), on
         the match, and each seat's `Result`; and move the players' sums from the results as
         they were to the new ones (`move_sums`), or with `recount` (the admin may have
@@ -312,15 +348,15 @@ class MatchWrites:
     @transaction.atomic
     def create(  # type: ignore[misc]  # a mixin of Match alone
         cls: type[Match],
-        group,
+        group: Group | User,
         preset: str,
         ruleset: rules.Ruleset,
         stakes: rules.Stakes,
-        names,
+        names: Sequence[str],
         first_dealer: str,
-        hands=(),
-        played_at=None,
-        by=None,
+        hands: Iterable[rules.Hand] = (),
+        played_at: datetime | None = None,
+        by: User | AnonymousUser | None = None,
         night_of_its_own: bool = False,
     ) -> Match:
         """A new match of `group` (or of an account's own group) from the engine's terms;
@@ -360,7 +396,12 @@ class MatchWrites:
         return match
 
     @classmethod
-    def from_file(cls: type[Match], group, m: matchfile.Match, by=None) -> Match:  # type: ignore[misc]  # a mixin of Match alone
+    def from_file(  # type: ignore[misc]  # a mixin of Match alone
+        cls: type[Match],
+        group: Group | User,
+        m: matchfile.Match,
+        by: User | AnonymousUser | None = None,
+    ) -> Match:
         """The match of a match file. One that doesn't say when it was played (an old file
         restored) is dated by its import, but settled on a night of its own: a restore of many
         such files is never one night of all of them, nor joins tonight's."""
@@ -379,7 +420,12 @@ class MatchWrites:
 
     @classmethod
     @transaction.atomic
-    def import_file(cls: type[Match], group, m: matchfile.Match, by=None) -> tuple[Match, bool]:  # type: ignore[misc]  # a mixin of Match alone
+    def import_file(  # type: ignore[misc]  # a mixin of Match alone
+        cls: type[Match],
+        group: Group | User,
+        m: matchfile.Match,
+        by: User | AnonymousUser | None = None,
+    ) -> tuple[Match, bool]:
         """Store a match file's match unless the group has it already: (match, stored)."""
         group = Group.of(group)
         groups_turn(group.pk)

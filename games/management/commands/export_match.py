@@ -1,7 +1,8 @@
 from pathlib import Path
+from typing import Any
 
 from django.contrib.auth import get_user_model
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from games import matchfile
 from games.management.commands._group import group_named
@@ -15,13 +16,13 @@ class Command(BaseCommand):
         "DIR, one file each."
     )
 
-    def add_arguments(self, parser):
+    def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("target", metavar="ID|DIR", help="the match's id; with --all, a folder")
         parser.add_argument("--all", action="store_true", help="export every match of --user")
         parser.add_argument("--user", help="whose matches --all exports (their own group's)")
         parser.add_argument("--group", type=int, metavar="ID", help="the group --all exports")
 
-    def handle(self, *args, **options):
+    def handle(self, *args: Any, **options: Any) -> None:
         if options["all"]:
             group = self._group(options["user"], options["group"])
             self._export_all(group, Path(options["target"]))
@@ -51,7 +52,7 @@ class Command(BaseCommand):
             raise CommandError("Say whose matches to export: --all --user NAME DIR.")
         return Group.home(owner)
 
-    def _export_all(self, group: Group, folder: Path):
+    def _export_all(self, group: Group, folder: Path) -> None:
         try:
             folder.mkdir(parents=True, exist_ok=True)
             for match in Match.objects.filter(group=group).order_by("played_at").with_seats():

@@ -1,9 +1,11 @@
 import json
+from typing import Any
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
+from django.contrib.auth.models import User
 from django.core.exceptions import ValidationError
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db import transaction
 from django.utils import timezone
 
@@ -21,7 +23,7 @@ class Command(BaseCommand):
         "where the user has that match already."
     )
 
-    def add_arguments(self, parser):
+    def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument(
             "files", nargs="+", metavar="FILE", help="match files or zips of them, - for stdin"
         )
@@ -34,7 +36,7 @@ class Command(BaseCommand):
         )
         parser.add_argument("--json", action="store_true", help="write each error as JSON")
 
-    def handle(self, *args, **options):
+    def handle(self, *args: Any, **options: Any) -> None:
         if options["user"]:
             try:  # the username field's own checks: its letters (username_validator), length
                 get_user_model()._meta.get_field("username").run_validators(options["user"])
@@ -82,17 +84,17 @@ class Command(BaseCommand):
         if refused:
             raise SystemExit(1)
 
-    def _refuse(self, path: str, error: RuleError, as_json: bool):
+    def _refuse(self, path: str, error: RuleError, as_json: bool) -> None:
         if as_json:
             document = {"error": {"file": path, **matchfile.error_document(error)["error"]}}
             self.stderr.write(json.dumps(document))
         else:
             self.stderr.write(f"{path}: nothing imported. {error.located()} ({error.code})")
 
-    def _group(self, pk, username) -> Group | None:
+    def _group(self, pk: int | None, username: str | None) -> Group | None:
         return None if pk is None else group_named(pk, username)
 
-    def _owner(self, username):
+    def _owner(self, username: str | None) -> User | None:
         users = get_user_model().objects.all()
         if username:  # one not yet here is made with the first match stored
             found = users.filter(username=username).first()  # else as the sign-up form finds

@@ -2,7 +2,9 @@
 night, and their running totals of money), for a database whose results were changed behind
 the app (a shell, plain SQL): the statistics, settle-ups, balances and charts read the sums."""
 
-from django.core.management.base import BaseCommand
+from typing import Any
+
+from django.core.management.base import BaseCommand, CommandParser
 from django.db import transaction
 
 from games.management.commands._group import group_named
@@ -15,10 +17,10 @@ class Command(BaseCommand):
         "every group or in --group ID: after results were changed behind the app."
     )
 
-    def add_arguments(self, parser):
+    def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--group", type=int, metavar="ID", help="only this group's players")
 
-    def handle(self, *args, **options):
+    def handle(self, *args: Any, **options: Any) -> None:
         pk = options["group"]
         groups = [group_named(pk)] if pk is not None else Group.objects.order_by("pk")
         for group in groups:

@@ -1,7 +1,8 @@
 import json
 import sys
+from typing import Any, NoReturn
 
-from django.core.management.base import BaseCommand
+from django.core.management.base import BaseCommand, CommandParser
 
 from games import matchfile, rules, words
 from games.rules import RuleError
@@ -20,7 +21,7 @@ def read_file(path: str) -> str:
         ) from None
 
 
-def fail(command: BaseCommand, error: RuleError, as_json: bool):
+def fail(command: BaseCommand, error: RuleError, as_json: bool) -> NoReturn:
     """Report a bad file the way docs/format.md says, then exit with status 1."""
     if as_json:
         command.stdout.write(json.dumps(matchfile.error_document(error)))
@@ -33,7 +34,7 @@ def _signed(n: int) -> str:
     return f"{n:+d}" if n else "0"
 
 
-def table(match: matchfile.Match, doc: dict) -> str:
+def table(match: matchfile.Match, doc: dict[str, Any]) -> str:
     """The replay as a table for people: each hand's changes and running scores."""
     players = doc["players"]
     width = max(8, *(len(p) + 1 for p in players))
@@ -68,11 +69,11 @@ def table(match: matchfile.Match, doc: dict) -> str:
 class Command(BaseCommand):
     help = "Check a buck-euchre/1 match file with the rules engine and print the match."
 
-    def add_arguments(self, parser):
+    def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("file", help="the match file, or - for standard input")
         parser.add_argument("--json", action="store_true", help="print one JSON document")
 
-    def handle(self, *args, **options):
+    def handle(self, *args: Any, **options: Any) -> None:
         try:
             match, state, results = matchfile.load(read_file(options["file"]))
         except RuleError as e:

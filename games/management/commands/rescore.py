@@ -4,7 +4,9 @@ player's sums: for a database whose rows were changed behind the app, or a relea
 engine scores some match differently. A match the engine now refuses is named and left as it
 is."""
 
-from django.core.management.base import BaseCommand
+from typing import Any
+
+from django.core.management.base import BaseCommand, CommandParser
 from django.db import transaction
 
 from games import rules
@@ -18,10 +20,10 @@ class Command(BaseCommand):
         "player's results anew, in every group or in --group ID."
     )
 
-    def add_arguments(self, parser):
+    def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--group", type=int, metavar="ID", help="only this group's matches")
 
-    def handle(self, *args, **options):
+    def handle(self, *args: Any, **options: Any) -> None:
         pk = options["group"]
         groups = [group_named(pk)] if pk is not None else Group.objects.order_by("pk")
         for group in groups:

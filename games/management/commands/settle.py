@@ -1,6 +1,7 @@
 import json
+from typing import Any, NoReturn
 
-from django.core.management.base import BaseCommand
+from django.core.management.base import BaseCommand, CommandParser
 
 from games import matchfile, rules
 from games.management.commands.replay import read_file
@@ -8,7 +9,7 @@ from games.rules import EXACT_SEARCH_MOST, RuleError
 from games.words import NOT_FEWEST
 
 
-def fail(command: BaseCommand, path: str, error: RuleError, as_json: bool):
+def fail(command: BaseCommand, path: str, error: RuleError, as_json: bool) -> NoReturn:
     """Report the first fault of a night, naming its file, then exit with status 1."""
     if as_json:
         command.stdout.write(
@@ -19,7 +20,7 @@ def fail(command: BaseCommand, path: str, error: RuleError, as_json: bool):
     raise SystemExit(1)
 
 
-def table(doc: dict) -> str:
+def table(doc: dict[str, Any]) -> str:
     """The night for people: each match, each player's net and who pays whom."""
     currency = doc["currency"]
     width = max(len(m["file"]) for m in doc["matches"])
@@ -46,12 +47,12 @@ def table(doc: dict) -> str:
 class Command(BaseCommand):
     help = "Settle a night: each player's net over several match files and the fewest payments."
 
-    def add_arguments(self, parser):
+    def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("files", nargs="+", metavar="FILE", help="match files, - for stdin")
         parser.add_argument("--json", action="store_true", help="print one JSON document")
 
-    def handle(self, *args, **options):
-        loaded = []
+    def handle(self, *args: Any, **options: Any) -> None:
+        loaded: list[tuple[str, matchfile.Match, rules.MatchState]] = []
         for path in options["files"]:
             try:
                 match, state, _ = matchfile.load(read_file(path))
