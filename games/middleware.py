@@ -5,8 +5,9 @@ from typing import IO, cast
 
 from django.conf import settings
 from django.core.handlers.wsgi import LimitedStream
+from django.core.exceptions import ObjectDoesNotExist
 from django.db import DatabaseError, OperationalError
-from django.http import HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse
 from django.http.response import HttpResponseBase
 from django.shortcuts import resolve_url
 from django.urls import reverse
@@ -15,7 +16,7 @@ from django_htmx.http import HttpResponseClientRedirect
 
 from games.access import HtmxRequest
 from games.models import Match
-from games.views.refusals import cant_save, import_limits, refuse
+from games.views.refusals import GONE, cant_save, import_limits, not_found, refuse
 
 logger = logging.getLogger(__name__)
 
@@ -180,3 +181,24 @@ class DatabaseTroubleMiddleware:
             logger.error("The database can't answer: %s", exception, exc_info=exception)
             return cant_save(request)
         return None
+
+
+class NotFoundInWordsMiddleware:
+    """Whatever a view finds gone answers 404 in words, under DEBUG too: a form sent to a
+    group or match deleted on another phone before the view found it says so (nothing was
+    saved), and a page whose match went while it was drawn (`Match.DoesNotExist` from a
+    query after the first) is not found rather than a 500."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponseBase]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponseBase:
+        return self.get_response(request)
+
+    def process_exception(self, request: HttpRequest, exception: Exception) -> HttpResponse | None:
+        if not isinstance(exception, (Http404, ObjectDoesNotExist)):
+            return None
+        if request.method == "POST":
+            refused: HttpResponse = refuse(request, 404, f"{GONE} Nothing was saved.")
+            return refused
+        return not_found(request, exception)

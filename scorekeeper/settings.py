@@ -96,6 +96,7 @@ MIDDLEWARE = [
     # headers of every page.
     "games.middleware.BodyLimitMiddleware",
     "games.middleware.DatabaseTroubleMiddleware",
+    "games.middleware.NotFoundInWordsMiddleware",
     "axes.middleware.AxesMiddleware",
 ]
 
