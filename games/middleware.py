@@ -4,8 +4,8 @@ from collections.abc import Callable
 from typing import IO, cast
 
 from django.conf import settings
-from django.core.handlers.wsgi import LimitedStream
 from django.core.exceptions import ObjectDoesNotExist
+from django.core.handlers.wsgi import LimitedStream
 from django.db import DatabaseError, OperationalError
 from django.http import Http404, HttpRequest, HttpResponse
 from django.http.response import HttpResponseBase

@@ -18,7 +18,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from games import rules, words
-from games.models.common import column_list, fetch, loaded
+from games.models.common import fetch, loaded, statement
 from games.models.results import ResultSum, net_of_halves, staked_filter
 
 _M = TypeVar("_M", bound=models.Model)
@@ -27,10 +27,6 @@ if TYPE_CHECKING:
     from games.models.ledger import PaymentQuerySet
     from games.models.nights import SettleUp
     from games.models.players import Player
-
-
-ROLE_SQL = "SELECT role FROM games_membership WHERE group_id = %s AND user_id = %s"
-GROUP_VERSION_SQL = "SELECT version FROM games_group WHERE id = %s"
 
 
 def groups_turn(group_id: int) -> None:
@@ -161,15 +157,7 @@ class Group(models.Model):
     def moved_on(self) -> bool:
         """Whether anything of the group was written (or the group deleted) since this row of
         it was read (`version`)."""
-        return fetch(GROUP_VERSION_SQL, self.pk) != [(self.version,)]
-
-    def role_of(self, user: User | AnonymousUser) -> Role | None:
-        """The user's role in the group; None for anyone else."""
-        if not user.is_authenticated:
-            return None
-        # Asked on every page of a group: plain SQL, a tenth of what the ORM takes to build it.
-        rows = fetch(ROLE_SQL, self.pk, user.pk)
-        return Role(rows[0][0]) if rows else None
+        return not Group.objects.filter(pk=self.pk, version=self.version).exists()
 
     def owner_names(self) -> list[str]:
         owners = self.memberships.filter(role=Role.OWNER).order_by("created", "pk")
@@ -385,21 +373,12 @@ class Membership(models.Model):
         return self.group.get_absolute_url()
 
 
-# What a page over a group reads first: the user's memberships with their groups (the role,
-# the group's version, the switch between groups) and the player or night it shows. Django's
-# building of these queries costs many times their running (bench/records_bench.py): they are
-# written out, and their rows made into instances as the ORM would load them.
-
-
 def memberships_of(user_id: int) -> list[Membership]:
-    """The user's memberships, each with its group, in the order of the groups' names."""
-    sql = (
-        f"SELECT {column_list(Membership, 'm')}, {column_list(Group, 'g')} FROM games_membership m "
-        "JOIN games_group g ON g.id = m.group_id WHERE m.user_id = %s ORDER BY g.name, g.id"
-    )
+    """The user's memberships, each with its group, in the order of the groups' names: what a
+    page over a group reads first (the role, the group's version, the switch between groups)."""
     width = len(Membership._meta.concrete_fields)
     found = []
-    for row in fetch(sql, user_id):
+    for row in fetch(statement("MEMBERSHIPS"), user_id):
         member = loaded(Membership, row[:width])
         member.group = loaded(Group, row[width:])
         found.append(member)
@@ -407,11 +386,8 @@ def memberships_of(user_id: int) -> list[Membership]:
 
 
 def row_of(model: type[_M], pk: int) -> _M | None:
-    """The row of `model` (a player, a night) of this id, with its own columns only, or None."""
-    rows = fetch(
-        f"SELECT {column_list(model, 't')} FROM {model._meta.db_table} t WHERE t.id = %s", pk
-    )
-    return loaded(model, rows[0]) if rows else None
+    """The row of `model` (a player, a night) of this id, or None."""
+    return model._default_manager.filter(pk=pk).first()
 
 
 def new_invite_token() -> str:

@@ -8,7 +8,7 @@ from dataclasses import asdict
 from typing import TYPE_CHECKING, Any, TypedDict, cast
 
 from django.conf import settings
-from django.db import connection, models
+from django.db import models
 from django.db.models import Q
 from django.urls import reverse
 from django.utils import timezone
@@ -28,8 +28,8 @@ VERDICT_COLUMNS = ("dealer", "scores", "sets")
 
 
 def hands_from_rows(rows: Iterable[Sequence[Any]], names: Sequence[str]) -> list[rules.Hand]:
-    """The engine's hands from rows of `HANDS_SQL`, ordered by number; `names` in seat
-    order (the rows name the maker and the players by seat)."""
+    """The engine's hands from rows of the statement `HANDS` (models/common.py), ordered by
+    number; `names` in seat order (the rows name the maker and the players by seat)."""
     hands: dict[int, dict[str, Any]] = {}
     for number, upcard, trump, maker, bid, passed, moon, who, dropped, tricks, *_ in rows:
         hand = hands.setdefault(
@@ -195,55 +195,34 @@ class Hand(models.Model):
         keys: Mapping[int, str | None] | None = None,
     ) -> None:
         """Write these (number, hand, verdict) rows, the verdict as `hand_verdict()` gives it,
-        and `keys` ({number: key}) where a phone gave one, in three statements however many
-        there are (the hands, their ids, their plays): a thousand hands imported cost no more
-        a hand than one saved. Plain SQL: building a model instance and its compiled insert
-        took far longer than the database's write."""
+        and `keys` ({number: key}) where a phone gave one, in two statements however many
+        there are (the hands, which come back with their ids, then their plays): a thousand
+        hands imported cost no more a hand than one saved."""
         if not hands:
             return
-        created = connection.ops.adapt_datetimefield_value(timezone.now())
-        scores, sets = Hand._meta.get_field("scores"), Hand._meta.get_field("sets")
-        with connection.cursor() as cursor:
-            cursor.executemany(
-                "INSERT INTO games_hand (match_id, number, upcard, trump, maker_id, bid, passed,"
-                " moon, created, dealer, scores, sets, key) VALUES (%s, %s, %s, %s, %s, %s, %s,"
-                " %s, %s, %s, %s, %s, %s)",
-                [
-                    (
-                        match.pk,
-                        number,
-                        hand.upcard,
-                        hand.trump or "",
-                        players[hand.maker].pk if hand.maker else None,
-                        hand.bid,
-                        hand.passed,
-                        hand.moon,
-                        created,
-                        verdict["dealer"],
-                        scores.get_db_prep_save(verdict["scores"], connection),
-                        sets.get_db_prep_save(verdict["sets"], connection),
-                        (keys or {}).get(number),
-                    )
-                    for number, hand, verdict in hands
-                ],
+        rows = Hand.objects.bulk_create(
+            Hand(
+                match=match,
+                number=number,
+                upcard=hand.upcard,
+                trump=hand.trump or "",
+                maker=players[hand.maker] if hand.maker else None,
+                bid=hand.bid,
+                passed=hand.passed,
+                moon=hand.moon,
+                key=(keys or {}).get(number),
+                **verdict,
             )
-            cursor.execute(
-                "SELECT number, id FROM games_hand WHERE match_id = %s AND number >= %s",
-                [match.pk, min(number for number, _, _ in hands)],
-            )
-            ids = dict(cursor.fetchall())
-            cursor.executemany(
-                "INSERT INTO games_play (hand_id, player_id, dropped, tricks)"
-                " VALUES (%s, %s, %s, %s)",
-                [
-                    play
-                    for number, hand, _ in hands
-                    for play in [
-                        *((ids[number], players[n].pk, True, None) for n in hand.dropped),
-                        *((ids[number], players[n].pk, False, t) for n, t in hand.tricks.items()),
-                    ]
-                ],
-            )
+            for number, hand, verdict in hands
+        )
+        Play.objects.bulk_create(
+            play
+            for row, (_, hand, _) in zip(rows, hands, strict=True)
+            for play in [
+                *(Play(hand=row, player=players[n], dropped=True) for n in hand.dropped),
+                *(Play(hand=row, player=players[n], tricks=t) for n, t in hand.tricks.items()),
+            ]
+        )
 
 
 class Play(models.Model):

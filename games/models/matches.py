@@ -16,7 +16,7 @@ from django.utils import timezone
 from django.utils.functional import cached_property
 
 from games import matchfile, rules, words
-from games.models.common import fetch, moment
+from games.models.common import fetch, moment, statement
 from games.models.groups import Group
 from games.models.hands import (
     VERDICT_COLUMNS,
@@ -25,40 +25,7 @@ from games.models.hands import (
 from games.models.results import Result
 from games.models.writes import GONE, MatchWrites
 
-# Every page of a match reads its players' names and its hands, and Django's building of those
-# queries cost several times their running (bench/pages_bench.py): they are written out here.
-# The hands come in one statement (a page never sees half of a write), each with its verdict
-# (`VERDICT_COLUMNS`), numbered from the first %s to the second. They name their players by
-# seat, not by name:
-# the names are read in another statement, and a rename or a merge committed between the two
-# changes a name but never a seat.
-HANDS_SQL = """
-    SELECT hand.number, hand.upcard, hand.trump, maker.position, hand.bid, hand.passed,
-           hand.moon, seat.position, play.dropped, play.tricks, hand.dealer, hand.scores, hand.sets
-    FROM games_hand hand
-    LEFT JOIN games_seat maker
-        ON maker.match_id = hand.match_id AND maker.player_id = hand.maker_id
-    LEFT JOIN games_play play ON play.hand_id = hand.id
-    LEFT JOIN games_seat seat ON seat.match_id = hand.match_id AND seat.player_id = play.player_id
-    WHERE hand.match_id = %s AND hand.number BETWEEN %s AND %s
-    ORDER BY hand.number, play.id
-"""
-VERSION_SQL = "SELECT version FROM games_match WHERE id = %s"
-
-
 LAST_NUMBER = 32_767  # as far as hands go: the largest number a hand's column holds
-
-
-# Each match's card: the match and its stored results, seat by seat (`Match.card_rows`).
-CARDS_SQL = """
-    SELECT m.id, m.preset, m.options, m.played_at, m.finished, m.hands_played, m.next_dealer,
-        r.seat, p.name, r.score, r.won
-    FROM games_match m
-    LEFT JOIN games_result r ON r.match_id = m.id
-    LEFT JOIN games_player p ON p.id = r.player_id
-    WHERE m.id IN ({ids})
-    ORDER BY m.id, r.seat
-"""
 
 
 @dataclass
@@ -110,10 +77,9 @@ def new_share_token() -> str:
 
 class MatchQuerySet(models.QuerySet["Match"]):
     def one(self, pk: int) -> Match | None:
-        """The match of this id, or None: read by plain SQL, since every board, check and
-        write of a match starts here and the ORM takes longer to build this query than the
-        database takes to answer it."""
-        return next(iter(self.raw("SELECT * FROM games_match WHERE id = %s", [pk])), None)
+        """The match of this id, or None: where every board, check and write of a match
+        starts."""
+        return next(iter(self.raw(statement("MATCH"), [pk])), None)
 
     # Any, not Self, for now: views/board.py builds `context = {"match": match}` from it, which
     # Self would make a dict[str, Match] (the views are being typed apart, #34 §4).
@@ -249,7 +215,7 @@ class Match(MatchWrites, models.Model):
         spends answering it, for a page of cards and their results)."""
         if not ids:
             return []
-        rows = fetch(CARDS_SQL.format(ids=", ".join(["%s"] * len(ids))), *ids)
+        rows = fetch(statement("CARDS").format(ids=", ".join(["%s"] * len(ids))), *ids)
         cards: dict[int, CardRow] = {}
         for pk, preset, options, played_at, finished, hands, dealer, seat, name, score, won in rows:
             card = cards.get(pk)
@@ -279,7 +245,7 @@ class Match(MatchWrites, models.Model):
     def moved_on(self) -> bool:
         """Whether the match was written (or deleted) since this row of it was read: another
         phone's save landing between a page's reading of the match and of its hands."""
-        return fetch(VERSION_SQL, self.pk) != [(self.version,)]
+        return not Match.objects.filter(pk=self.pk, version=self.version).exists()
 
     def winner_names(self) -> list[str]:
         return [r.player.name for r in self.results.all() if r.won]
@@ -332,7 +298,7 @@ class Match(MatchWrites, models.Model):
     def game_hands(self) -> list[rules.Hand]:
         """The hands for the engine, read in one statement: a page never sees half of a write
         (under READ COMMITTED every statement has its own snapshot)."""
-        return hands_from_rows(fetch(HANDS_SQL, self.pk, 1, LAST_NUMBER), self.names)
+        return hands_from_rows(fetch(statement("HANDS"), self.pk, 1, LAST_NUMBER), self.names)
 
     def replay(
         self, hands: list[rules.Hand] | None = None
@@ -349,7 +315,7 @@ class Match(MatchWrites, models.Model):
     def _stored_hands(self, first: int, last: int = LAST_NUMBER) -> _Stored:
         """Hands `first` to `last` as stored, in one statement: {number: (hand, its verdict
         as `VERDICT_COLUMNS`)}, in the order of their numbers."""
-        rows = fetch(HANDS_SQL, self.pk, max(first, 1), last)
+        rows = fetch(statement("HANDS"), self.pk, max(first, 1), last)
         verdicts = {row[0]: row[-len(VERDICT_COLUMNS) :] for row in rows}
         hands = hands_from_rows(rows, self.names)
         return dict(zip(verdicts, zip(hands, verdicts.values(), strict=True), strict=True))
