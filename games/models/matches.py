@@ -115,9 +115,7 @@ class MatchQuerySet(models.QuerySet["Match"]):
         database takes to answer it."""
         return next(iter(self.raw("SELECT * FROM games_match WHERE id = %s", [pk])), None)
 
-    # Any, not Self, for now: views/board.py builds `context = {"match": match}` from it, which
-    # Self would make a dict[str, Match] (the views are being typed apart, #34 §4).
-    def with_seats(self) -> Any:
+    def with_seats(self) -> Self:
         """Each match's seats with their players, in seat order, in one query: its `names`
         without a query of their own. (The hands come in one more, `game_hands`.)"""
         return self.prefetch_related(
