@@ -42,7 +42,8 @@ lint: install typecheck
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 
-# The app and its settings, checked against Django's type stubs (the [tool.mypy] of pyproject.toml).
+# The app and its settings, held to mypy --strict against Django's type stubs (the [tool.mypy] of
+# pyproject.toml).
 typecheck: install
 	$(VENV)/bin/mypy games scorekeeper
 

@@ -315,6 +315,15 @@ class TricksTold(TypedDict):
     words: str
 
 
+class PreviewLine(TypedDict):
+    """A player's change of score were the hand saved (`HandForm.preview`), and why: "dropped",
+    "redeal", "set", "no trick" or ""."""
+
+    name: str
+    change: int | None
+    note: str
+
+
 class WriteForm(forms.Form):
     """What every write to a match carries: the hand it is about, and the version of the
     match its page was drawn from (hidden inputs)."""
@@ -574,10 +583,10 @@ class HandForm(WriteForm):
             return f"That is {tricks - told['left']} tricks already; a hand has {tricks}."
         return f"Tap how many tricks {rules.join_names(told['blank'])} took."
 
-    def preview(self) -> list[dict[str, object]]:
+    def preview(self) -> list[PreviewLine]:
         """Each player's change of score if this (valid) hand is saved, and why."""
         result = self.result
-        out: list[dict[str, object]] = []
+        out: list[PreviewLine] = []
         for p in self.state.players:
             if p in result.hand.dropped:
                 note = "dropped"

@@ -17,7 +17,7 @@ A region that holds a form is drawn with marks where each request puts its own C
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from datetime import datetime
 from pathlib import Path
 
@@ -92,6 +92,6 @@ def with_token(request: HttpRequest, drawn: str) -> SafeString:
     return mark_safe(drawn.replace(CSRF_MARK, get_token(request)) if CSRF_MARK in drawn else drawn)
 
 
-def partial(request: HttpRequest, template: str, context: dict[str, object]) -> str:
+def partial(request: HttpRequest, template: str, context: Mapping[str, object]) -> str:
     """A partial of a template drawn for the cache: its forms' CSRF tokens left as marks."""
     return render_to_string(template, {**context, "csrf_token": CSRF_MARK}, request)

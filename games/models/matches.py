@@ -81,9 +81,7 @@ class MatchQuerySet(models.QuerySet["Match"]):
         starts."""
         return next(iter(self.raw(statement("MATCH"), [pk])), None)
 
-    # Any, not Self, for now: views/board.py builds `context = {"match": match}` from it, which
-    # Self would make a dict[str, Match] (the views are being typed apart, #34 §4).
-    def with_seats(self) -> Any:
+    def with_seats(self) -> Self:
         """Each match's seats with their players, in seat order, in one query: its `names`
         without a query of their own. (The hands come in one more, `game_hands`.)"""
         return self.prefetch_related(

@@ -2,15 +2,18 @@
 
 import html
 import itertools
+from collections.abc import Sequence
 
 from django import template
 from django.conf import settings
+from django.forms import BoundField
 from django.utils.html import json_script
-from django.utils.safestring import mark_safe
+from django.utils.safestring import SafeString, mark_safe
 
 from games import rules, words
 from games.checks import password_reset_on
-from games.forms import PASS
+from games.forms import PASS, HandForm, PreviewLine
+from games.models import Match
 from games.words import SUIT_SYMBOLS, gain_or_loss, money, signed_money
 
 register = template.Library()
@@ -52,7 +55,7 @@ TRICK_COUNTS = tuple(range(rules.TRICKS + 1))
 
 
 @register.simple_tag
-def hand_rows(form, state) -> list[dict]:
+def hand_rows(form: HandForm, state: rules.MatchState) -> list[dict[str, object]]:
     """The form's rows (HandForm.players), or before the upcard one empty row a seat; each
     says whether its name is greyed among the drops (`locked`: must play, not ticked)."""
     if form.shape is not None:
@@ -89,7 +92,7 @@ INVALID = ' aria-invalid="true"'
 
 
 @register.simple_tag
-def suit_tiles(field, chosen: str | None, required: bool = False):
+def suit_tiles(field: BoundField, chosen: str | None, required: bool = False) -> SafeString:
     """A suit's tile a radio of `field` (a bound field of suits), `chosen` checked; an upcard's
     are required, and marked invalid while its error shows."""
     attrs = " required" + (INVALID if field.errors else "") if required else ""
@@ -100,13 +103,14 @@ def suit_tiles(field, chosen: str | None, required: bool = False):
             f' id="{auto_id}_{i}"{attrs}{CHECKED if suit == chosen else ""}><span>'
             f'<b aria-hidden="true">{SUIT_SYMBOLS[suit]}</b><small>{suit.title()}</small>'
             "</span></label>"
-            for i, (suit, _) in enumerate(field.field.choices)
+            # A bound field of a ChoiceField: the stubs' BoundField knows a Field, without choices.
+            for i, (suit, _) in enumerate(field.field.choices)  # type: ignore[attr-defined]
         )
     )
 
 
 @register.simple_tag
-def maker_tiles(field, all_pass: str):
+def maker_tiles(field: BoundField, all_pass: str) -> SafeString:
     """A tile a radio of `field` (the seats and "everybody passed"), the one tapped checked;
     what all passing does under the tile for it ("redeal" or "no trump")."""
     invalid = INVALID if field.errors else ""
@@ -120,13 +124,14 @@ def maker_tiles(field, all_pass: str):
             f"{CHECKED if value == chosen else ''}><span>"
             + (passing if value == PASS else f'<b class="name">{html.escape(label)}</b>')
             + "</span></label>"
-            for i, (value, label) in enumerate(field.field.choices)
+            # A ChoiceField's, as in suit_tiles.
+            for i, (value, label) in enumerate(field.field.choices)  # type: ignore[attr-defined]
         )
     )
 
 
 @register.simple_tag
-def trick_chips(field: str, told: int | None, disabled: bool = False):
+def trick_chips(field: str, told: int | None, disabled: bool = False) -> SafeString:
     """A player's row of trick chips, one radio a count, the count told checked; `disabled`
     for a row the hand does not ask (drawn for the phone to show, never sent)."""
     name = html.escape(field)
@@ -141,31 +146,32 @@ def trick_chips(field: str, told: int | None, disabled: bool = False):
 
 
 @register.simple_tag
-def bid_choices(form, state) -> list[tuple[int, bool]]:
+def bid_choices(form: HandForm, state: rules.MatchState) -> list[tuple[int, bool]]:
     """Every bid the rules allow, and whether it is the one tapped."""
     chosen = str(form["bid"].value())
     return [(n, str(n) == chosen) for n in range(state.ruleset.min_bid, rules.TRICKS + 1)]
 
 
 @register.simple_tag
-def hint_of(form) -> list[str]:
+def hint_of(form: HandForm) -> list[str]:
     """What is wrong so far while the hand is checked (the form's hint shows the next
     question, hidden while there is nothing to say: the phone writes the server's words in)."""
-    return [e for errors in form.errors.values() for e in errors] if form.is_bound else []
+    # An ErrorList iterates its messages (its __getitem__), not the ValidationErrors the stubs say.
+    return [e for errors in form.errors.values() for e in errors] if form.is_bound else []  # type: ignore[misc]
 
 
 @register.simple_tag
-def bid_count(state) -> int:
+def bid_count(state: rules.MatchState) -> int:
     return rules.TRICKS + 1 - state.ruleset.min_bid
 
 
 @register.simple_tag
-def preview_of(form, state) -> dict:
+def preview_of(form: HandForm, state: rules.MatchState) -> dict[str, object]:
     """The changes of score a valid hand would make (HandForm.preview), one line a player,
     and whether they are `shown` (not while the hand is not yet valid: the phone fills the
     numbers in)."""
     shown = form.is_bound and form.shape is not None and form.is_valid()
-    changes = (
+    changes: list[PreviewLine] = (
         form.preview()
         if shown
         else [{"name": p, "change": None, "note": ""} for p in state.players]
@@ -186,7 +192,7 @@ def preview_of(form, state) -> dict:
 
 
 @register.simple_tag
-def auto_note(state) -> str:
+def auto_note(state: rules.MatchState) -> str:
     """What a turned automatic suit means, where the rules have one: "Clubs are trump. …"."""
     r = state.ruleset
     if r.auto_trump is None:
@@ -199,7 +205,7 @@ def auto_note(state) -> str:
     return f"{r.auto_trump.title()} are trump. {who} Nobody drops out."
 
 
-def _must_play_words(state) -> dict:
+def _must_play_words(state: rules.MatchState) -> dict[str, list[str]]:
     """A greyed name's tag and sentence for each reason it may have (rules.MUST_PLAY_WORDS),
     with `{p}`, `{score}`, `{turned}` and `{limit}` for the phone to put in (its scores may be
     provisional ones)."""
@@ -215,7 +221,7 @@ def _must_play_words(state) -> dict:
     return {code: [tags[code], text] for code, text in sentences.items()}
 
 
-def _groups(players) -> list[list[str]]:
+def _groups(players: Sequence[str]) -> list[list[str]]:
     return [
         list(group)
         for k in range(1, len(players) + 1)
@@ -224,7 +230,7 @@ def _groups(players) -> list[list[str]]:
 
 
 @register.simple_tag
-def twin_data(match, state):
+def twin_data(match: Match, state: rules.MatchState) -> SafeString:
     """The match as the phone's twin of the rules reads it (rules.js's `state`, `stakes`),
     and every sentence the hand form or the outbox may show, as a data block
     (`<script type="application/json">`, which the page's CSP allows)."""

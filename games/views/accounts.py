@@ -4,6 +4,8 @@ and the files the browser installs the app from (manifest, service worker)."""
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable
+from typing import Concatenate, ParamSpec, TypeVar
 
 from axes.utils import reset as axes_reset
 from django.conf import settings
@@ -11,7 +13,10 @@ from django.contrib import messages
 from django.contrib.auth import get_user_model, login, logout
 from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_required
+from django.contrib.auth.forms import PasswordResetForm
+from django.contrib.auth.models import User
 from django.core.exceptions import ValidationError
+from django.db.models import QuerySet
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.template.loader import render_to_string
@@ -69,12 +74,18 @@ def service_worker(request: HttpRequest) -> HttpResponse:
     return response
 
 
-def mail_only(view):
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
+
+
+def mail_only(
+    view: Callable[Concatenate[HttpRequest, _P], _R],
+) -> Callable[Concatenate[HttpRequest, _P], _R]:
     """Password reset exists only where the server can send mail, and only once ALLOWED_HOSTS
     names the server for the link (see games.checks)."""
 
     @functools.wraps(view)
-    def wrapper(request, *args, **kwargs):
+    def wrapper(request: HttpRequest, /, *args: _P.args, **kwargs: _P.kwargs) -> _R:
         if not password_reset_on():
             raise Http404("This server sends no mail.")
         return view(request, *args, **kwargs)
@@ -83,7 +94,7 @@ def mail_only(view):
 
 
 class PasswordReset(auth_views.PasswordResetView):
-    def form_valid(self, form):
+    def form_valid(self, form: PasswordResetForm) -> HttpResponse:
         email = form.cleaned_data["email"].lower()
         address = throttles.client_address(self.request)
         allowed = throttles.allow("reset", address, settings.RESET_MAILS_PER_ADDRESS)
@@ -92,6 +103,7 @@ class PasswordReset(auth_views.PasswordResetView):
         )
         if not allowed:
             form.add_error(None, TOO_MANY_RESETS)
+            assert self.template_name is not None  # the view's own, always set
             return refuse(self.request, 429, TOO_MANY_RESETS, self.template_name, form=form)
         # The link names the server itself, whatever Host the request named (games.checks).
         domain = reset_domain()
@@ -151,7 +163,7 @@ def account_delete(request: SignedInRequest) -> HttpResponse:
     )
 
 
-def _others(user):
+def _others(user: User) -> QuerySet[User]:
     return get_user_model().objects.exclude(pk=user.pk)
 
 

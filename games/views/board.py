@@ -3,19 +3,20 @@ editing and undoing a hand, and deleting the match."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from functools import wraps
-from typing import Any
+from typing import Any, Concatenate, ParamSpec, TypedDict, TypeVar
 from urllib.parse import quote
 
 from django import forms
 from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
+from django.contrib.auth.models import User
 from django.core.cache import cache
 from django.core.exceptions import ValidationError
 from django.db import OperationalError
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse, QueryDict
 from django.shortcuts import get_object_or_404, redirect, render, resolve_url
 from django.template.loader import render_to_string
 from django.utils.safestring import mark_safe
@@ -32,7 +33,19 @@ from django_htmx.http import (
 from games import access, regions, rules, words
 from games.access import HtmxRequest, SignedInRequest
 from games.forms import HandForm, WriteForm, read_key
-from games.models import MATCH_GONE, MAX_HANDS, Change, Earlier, Group, Match, Removal, Role, Stale
+from games.models import (
+    MATCH_GONE,
+    MAX_HANDS,
+    Change,
+    Earlier,
+    Group,
+    Match,
+    MatchQuerySet,
+    Removal,
+    Role,
+    Stale,
+)
+from games.models.writes import Replay
 from games.views.common import (
     clock,
     partial,
@@ -43,8 +56,11 @@ from games.views.refusals import (
     refuse,
 )
 
+_T = TypeVar("_T")
+_P = ParamSpec("_P")
 
-def _go(request: HtmxRequest, to) -> HttpResponse:
+
+def _go(request: HtmxRequest, to: Match) -> HttpResponse:
     """Redirect: htmx must load the whole page, not swap it into a region."""
     if request.htmx:
         return HttpResponseClientRedirect(resolve_url(to))
@@ -54,7 +70,7 @@ def _go(request: HtmxRequest, to) -> HttpResponse:
 HISTORY_SHOWN = 5  # the latest hands under the board; the rest on demand
 
 
-def _cell(name: str, change: int, score: int, ruleset: rules.Ruleset) -> dict:
+def _cell(name: str, change: int, score: int, ruleset: rules.Ruleset) -> dict[str, object]:
     """A player's line in a hand of the history: the change in words, how it went (a
     penalty is "up", counted down), the score; both as the table sees them (`count_up`)."""
     trend = "up" if change > 0 else "down" if change < 0 else ""
@@ -66,7 +82,27 @@ def _cell(name: str, change: int, score: int, ruleset: rules.Ruleset) -> dict:
     }
 
 
-def _summary(match: Match, replayed=None, all_hands: bool = False, me=None) -> dict:
+class Summary(TypedDict):
+    """What a page shows about a match (`_summary`)."""
+
+    match: Match
+    state: rules.MatchState
+    standings: list[dict[str, object]]
+    history: list[dict[str, object]]
+    payments: list[rules.Payment]
+    stakes: rules.Stakes
+    stakes_text: str
+    if_ended: str
+    preset: rules.Preset
+    house_rules: list[str]
+    rules_words: list[tuple[str, str]]
+    poll_every: str
+    all_hands: bool
+
+
+def _summary(
+    match: Match, replayed: Replay | None = None, all_hands: bool = False, me: User | None = None
+) -> Summary:
     """Everything a page shows about a match, folded once by the engine: the whole match for
     every hand's line, else just the latest hands' (`Match.replay_latest`). For a member
     (`me`), each hand says who saved it, where it was somebody else, and who changed it."""
@@ -92,7 +128,7 @@ def _summary(match: Match, replayed=None, all_hands: bool = False, me=None) -> d
         for result in shown
     ]
 
-    standings = [
+    standings: list[dict[str, object]] = [
         {
             "name": p,
             "score": state.shown(p),
@@ -122,13 +158,14 @@ def _summary(match: Match, replayed=None, all_hands: bool = False, me=None) -> d
     }
 
 
-def _author(change: Change | None, me) -> str:
+def _author(change: Change | None, me: User | None) -> str:
     """Who wrote a hand as it stands: "changed by Bob at 9:14 p.m.", or "saved by Bob" where
     it was not the reader."""
     if change is None:
         return ""
     if change.kind == Change.Kind.EDITED:
         return f"changed by {change.name or 'somebody'} at {clock(change.at)}"
+    assert me is not None  # who wrote the hands is read for a member only
     return f"saved by {change.name}" if change.name and change.user_id != me.pk else ""
 
 
@@ -148,7 +185,9 @@ def _board_key(request: SignedInRequest, match: Match, role: Role) -> str | None
     return regions.cache_key("board", *parts, request.user.get_username(), _all_hands(request))
 
 
-def _read_together(request: SignedInRequest, match: Match, read: Callable[[Match], Any]):
+def _read_together(
+    request: SignedInRequest, match: Match, read: Callable[[Match], _T]
+) -> tuple[Match, _T]:
     """(the match, `read(match)`) with no save landing in between: where another phone's
     save landed between reading the match and `read`'s reading of its hands
     (`Match.moved_on`), both are read again, up to three times. Never a board whose hands are
@@ -168,9 +207,9 @@ def _board(
     form: HandForm | None = None,
     notice: str | None = None,
     status: int = 200,
-    replayed=None,
+    replayed: Replay | None = None,
     whole: bool = False,
-    conflict: dict | None = None,
+    conflict: dict[str, object] | None = None,
 ) -> HttpResponse:
     """The board: the whole match page, or for htmx its board alone (`whole` asks for the
     page even then, for an answer that takes the place of another page). In the hand form's
@@ -179,7 +218,7 @@ def _board(
     kept = form is None and notice is None  # drawn as a plain GET draws it: cached
     key = _board_key(request, match, role) if kept else None
     drawn = cache.get(key) if key else None
-    summary: dict[str, Any] = {}
+    summary: Mapping[str, object] = {}
     if drawn is None:
         hands = _all_hands(request)
         if replayed is None:
@@ -249,19 +288,21 @@ def _region(request: HttpRequest) -> str:
     return "hands" if _all_hands(request) and "v" not in request.GET else "board"
 
 
-def _count(text) -> int | None:
+def _count(text: str | None) -> int | None:
     try:
-        return forms.IntegerField(min_value=0, max_value=MAX_HANDS).clean(text)
+        count: int | None = forms.IntegerField(min_value=0, max_value=MAX_HANDS).clean(text)
+        return count
     except ValidationError:
         return None
 
 
-def _unchanged(request: HtmxRequest, matches) -> bool:
+def _unchanged(request: HtmxRequest, matches: MatchQuerySet) -> bool:
     """A live board's poll (`?v=` the version it shows) for a match whose hands are as
     they were: answered 204 from one small query, with no replay."""
     if not request.htmx or "v" not in request.GET:
         return False
-    version = get_object_or_404(matches.values_list("version", flat=True))
+    # The stubs take a queryset of models only; of flat values it finds the value just as well.
+    version = get_object_or_404(matches.values_list("version", flat=True))  # type: ignore[type-var]
     return request.GET["v"] == str(version)
 
 
@@ -296,7 +337,7 @@ def _stale_board(
     request: SignedInRequest,
     pk: int,
     before: int | None,
-    entry=None,
+    entry: QueryDict | None = None,
     tail: str = "",
     whole: bool = False,
     mine: tuple[rules.MatchState, rules.Hand] | None = None,
@@ -319,7 +360,7 @@ def _stale_board(
         conflict = _conflict(request, match, state, mine, entry)
     if entry is not None and conflict is None and not state.finished:
         data = entry.copy()
-        data.update({"number": state.hands + 1, "version": match.version})
+        data.update({"number": str(state.hands + 1), "version": str(match.version)})
         form = HandForm(state, data, checking=True)
         form.is_valid()
     elif entry is not None and state.finished:
@@ -348,7 +389,9 @@ def _stale_board(
 ENTRY_FIELDS = ("upcard", "trump", "maker", "bid", "moon", "dropped", *(f"t{i}" for i in range(6)))
 
 
-def _entry_side(result: rules.HandResult, players, ruleset: rules.Ruleset) -> dict:
+def _entry_side(
+    result: rules.HandResult, players: Sequence[str], ruleset: rules.Ruleset
+) -> dict[str, object]:
     """One side of a conflict: the hand in the words of the hands list, and each player's
     change."""
     return {
@@ -358,8 +401,12 @@ def _entry_side(result: rules.HandResult, players, ruleset: rules.Ruleset) -> di
 
 
 def _conflict(
-    request: SignedInRequest, match: Match, now: rules.MatchState, mine, entry
-) -> dict | None:
+    request: SignedInRequest,
+    match: Match,
+    now: rules.MatchState,
+    mine: tuple[rules.MatchState, rules.Hand],
+    entry: QueryDict,
+) -> dict[str, object] | None:
     """Two entries of one hand: the one stored under its number (who saved it) and the one
     the player typed (`mine`: the match it was typed in, and the hand), both as the engine
     sees them; and what was typed, to be offered as the next hand only when asked. None
@@ -433,7 +480,7 @@ def match_shared(request: HtmxRequest, token: str) -> HttpResponse:
         # A board left open stops asking (htmx stops polling on 286); a page opened anew: 404.
         return render(request, template, status=286 if request.htmx else 404)
     region = _region(request)
-    context = {"match": match}
+    context: dict[str, object] = {"match": match}
     key = regions.cache_key("shared", token, match.version, match.names, _all_hands(request))
     board = cache.get(key) if region == "board" else None
     if board is None:
@@ -460,15 +507,17 @@ def match_share(request: SignedInRequest, pk: int) -> HttpResponse:
     return redirect(match.get_absolute_url() + "#share")
 
 
-def gone_in_words(view):
+def gone_in_words(
+    view: Callable[Concatenate[SignedInRequest, _P], HttpResponse],
+) -> Callable[Concatenate[SignedInRequest, _P], HttpResponse]:
     """A write to a match that is not there, deleted on another phone before the write took
     its lock or while it read the match (under the lock, `Match.DoesNotExist` says the same),
     is answered in words; a page of it is not found."""
 
     @wraps(view)
-    def wrapped(request, pk: int, *args, **kwargs) -> HttpResponse:
+    def wrapped(request: SignedInRequest, /, *args: _P.args, **kwargs: _P.kwargs) -> HttpResponse:
         try:
-            return view(request, pk, *args, **kwargs)
+            return view(request, *args, **kwargs)
         except (Http404, Match.DoesNotExist):
             if request.method != "POST":
                 raise Http404(MATCH_GONE) from None
@@ -514,7 +563,11 @@ def hand_create(request: SignedInRequest, pk: int) -> HttpResponse:
 
 
 def _saved(
-    request: SignedInRequest, match: Match, earlier: Earlier | None, key, replayed=None
+    request: SignedInRequest,
+    match: Match,
+    earlier: Earlier | None,
+    key: str | None,
+    replayed: Replay | None = None,
 ) -> HttpResponse:
     """A Save's success: the board (a redirect without htmx), and where the hand had been
     saved already, what the player should know of it."""
@@ -526,7 +579,7 @@ def _saved(
     return _board(request, match, notice=notice or None, replayed=replayed)
 
 
-def _told(request: SignedInRequest, earlier: Earlier, key) -> str:
+def _told(request: SignedInRequest, earlier: Earlier, key: str | None) -> str:
     """What a Save of a hand stored already says: nothing to the phone that saved it (a
     double tap, or its resend under its key, unless the hand was changed or undone since);
     who saved it to another phone."""
@@ -578,7 +631,12 @@ def hand_check(request: SignedInRequest, pk: int, number: int | None = None) -> 
 
 
 def _edit_page(
-    request: HtmxRequest, match: Match, number: int, form: HandForm, notice=None, status=200
+    request: HtmxRequest,
+    match: Match,
+    number: int,
+    form: HandForm,
+    notice: str | None = None,
+    status: int = 200,
 ) -> HttpResponse:
     context = {
         "match": match,

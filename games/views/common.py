@@ -6,7 +6,10 @@ from __future__ import annotations
 
 import csv
 import functools
+from collections.abc import Iterable
+from datetime import datetime
 from decimal import Decimal
+from typing import TYPE_CHECKING, TypedDict
 
 import segno
 from django.http import HttpResponse
@@ -24,6 +27,9 @@ from games.models import (
     running_money,
 )
 
+if TYPE_CHECKING:
+    from _typeshed import SupportsWrite
+
 
 def partial(request: HtmxRequest, template: str, partial: str) -> str:
     """The page for a normal request, just its region for an htmx one."""
@@ -32,20 +38,31 @@ def partial(request: HtmxRequest, template: str, partial: str) -> str:
     return template
 
 
-def clock(moment) -> str:
+def clock(moment: datetime) -> str:
     """ "7:30 p.m.", in the players' time zone."""
     return words.clock(timezone.localtime(moment))
 
 
-def day_and_clock(moment) -> str:
+def day_and_clock(moment: datetime) -> str:
     """ "Nov 28, 7:30 p.m.", as the lists say when a match began."""
     return words.day_and_clock(timezone.localtime(moment))
 
 
-def cards_of(ids: list[int]) -> list[dict]:
+class Card(TypedDict):
+    """A match as a list shows it (`cards_of`): its title, when it began, each player's
+    (name, score as shown, won) in seat order, and its line of words."""
+
+    pk: int
+    title: str
+    when: str
+    scores: list[tuple[str, int, bool]]
+    meta: str
+
+
+def cards_of(ids: list[int]) -> list[Card]:
     """What a list shows of each of these matches, from their stored results: put together
     here once, so that a long page of cards costs little to draw (games/_match_cards.html)."""
-    cards = []
+    cards: list[Card] = []
     for m in Match.card_rows(ids):
         if m.finished:
             meta = words.card_meta(m.hands_played, winners=[n for _, n, _, won in m.results if won])
@@ -83,7 +100,7 @@ def group_switch(request: SignedInRequest, group: Group) -> list[Group]:
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 
 
-def spreadsheet_safe(cell):
+def spreadsheet_safe(cell: object) -> object:
     """A CSV cell a spreadsheet shows as it is: text that starts like a formula gets a
     leading '. Numbers (an amount, a score) are not text and stay numbers, signs and all."""
     if isinstance(cell, str) and cell.startswith(FORMULA_STARTS):
@@ -99,10 +116,10 @@ def spreadsheet_amount(cents: int) -> Decimal:
 class _SafeWriter:
     """csv.writer, with every cell made spreadsheet_safe."""
 
-    def __init__(self, out):
+    def __init__(self, out: SupportsWrite[str]) -> None:
         self.writer = csv.writer(out)
 
-    def writerow(self, cells):
+    def writerow(self, cells: Iterable[object]) -> None:
         self.writer.writerow([spreadsheet_safe(cell) for cell in cells])
 
 
@@ -121,7 +138,7 @@ def _percent(part: int, whole: int) -> str:
     return f"{round(100 * part / whole)}%" if whole else "–"
 
 
-def _stat_rows(stats: dict, money_by_currency: dict[str, int]) -> list[tuple[str, str]]:
+def _stat_rows(stats: dict[str, int], money_by_currency: dict[str, int]) -> list[tuple[str, str]]:
     """§12's statistics in words, one (label, value) a row."""
     s = stats
     per_hand = f"{s['points'] / s['dealt_in']:.2f}" if s["dealt_in"] else "–"
@@ -172,7 +189,7 @@ def _shown(count: int) -> set[int]:
     return {round((k + 1) * count / most) - 1 for k in range(most)}
 
 
-def net_charts(name: str, players: list[int], summed: Summed) -> list[dict]:
+def net_charts(name: str, players: list[int], summed: Summed) -> list[dict[str, object]]:
     """The net money over time of `players` (ids; their stored sums `summed`), match by match,
     one chart a currency, in the order of each currency's first match; at most CHART_POINTS
     points a chart (the total after every so many matches), and only those are read."""
@@ -216,7 +233,7 @@ def net_charts(name: str, players: list[int], summed: Summed) -> list[dict]:
     return charts
 
 
-def stats_context(summed: Summed) -> dict:
+def stats_context(summed: Summed) -> dict[str, object]:
     """§12's statistics of these stored sums in words: over all their matches and for each
     rule set."""
     presets = [

@@ -3,6 +3,8 @@ me", the players list and each match's change log. Who may do what is asked of `
 
 from __future__ import annotations
 
+from typing import Any
+
 from django import forms
 from django.contrib import messages
 from django.contrib.auth import get_user_model
@@ -80,7 +82,9 @@ class MemberForm(forms.Form):
     )
 
 
-def _detail(request: SignedInRequest, group: Group, status: int = 200, **more) -> HttpResponse:
+def _detail(
+    request: SignedInRequest, group: Group, status: int = 200, **more: object
+) -> HttpResponse:
     role = access.require(request, group.pk)
     members = group.memberships.select_related("user", "player").order_by("created", "pk")
     invites = []
@@ -358,7 +362,11 @@ def player_list(request: SignedInRequest) -> HttpResponse:
 # --- A match's change log ---------------------------------------------------------------------
 
 
-def _hand_words(hand: dict) -> str:
+# A hand as the change log keeps it: a match file's hand, as its JSON column reads.
+_LoggedHand = dict[str, Any]
+
+
+def _hand_words(hand: _LoggedHand) -> str:
     """A hand as the log keeps it (a match file's hand), in words."""
     turned = f"{SUIT_SYMBOLS.get(hand.get('upcard', ''), '?')} turned"
     if hand.get("passed"):
@@ -381,7 +389,7 @@ def _hand_words(hand: dict) -> str:
     return " · ".join(parts)
 
 
-def _edit_words(before: dict, after: dict) -> str:
+def _edit_words(before: _LoggedHand, after: _LoggedHand) -> str:
     """What an edit changed: "Cat 2 → 1 tricks", "maker Bob → Cat"."""
     out = []
     for key, label in (("upcard", "upcard"), ("trump", "trump"), ("maker", "maker")):

@@ -5,6 +5,8 @@ record across their groups (`/me/`). Balances are read from the stored results a
 from __future__ import annotations
 
 import secrets
+from datetime import datetime
+from typing import Any, TypedDict
 
 from django import forms
 from django.contrib import messages
@@ -33,6 +35,7 @@ from games.models import (
     Player,
     ResultSum,
     Role,
+    SettleUp,
     net_of_halves,
 )
 from games.views.common import (
@@ -106,7 +109,9 @@ class PaymentForm(forms.Form):
     version = forms.CharField(max_length=40, widget=forms.HiddenInput, required=False)
     token = forms.RegexField(r"^[A-Za-z0-9_-]{1,32}$", widget=forms.HiddenInput, required=False)
 
-    def __init__(self, players: list[Player], currencies: list[str], *args, **kwargs):
+    def __init__(
+        self, players: list[Player], currencies: list[str], *args: Any, **kwargs: Any
+    ) -> None:
         super().__init__(*args, **kwargs)
         self.players = players
         self.currencies = currencies
@@ -138,7 +143,7 @@ class PaymentForm(forms.Form):
 
     def clean_currency(self) -> str:
         """The currency chosen; left out, the group's only one, if it has only one."""
-        currency = self.cleaned_data["currency"]
+        currency: str = self.cleaned_data["currency"]
         if not currency and len(self.currencies) == 1:
             return self.currencies[0]
         if not currency:
@@ -152,7 +157,35 @@ class PaymentForm(forms.Form):
             raise forms.ValidationError(AMOUNT_WORDS) from None
 
 
-def _workings(group: Group, balances, players: list[Player]) -> dict[tuple[str, str], dict]:
+class _Count(TypedDict):
+    count: int
+    cents: int
+
+
+class _NightLine(TypedDict):
+    url: str
+    started: datetime
+    cents: int
+
+
+class _PaymentLine(TypedDict):
+    payment: Payment
+    words: str
+    cents: int
+
+
+class _Workings(TypedDict):
+    """Where a player's balance in a currency comes from (`_workings`)."""
+
+    nights: list[_NightLine]
+    earlier_nights: _Count
+    payments: list[_PaymentLine]
+    earlier_payments: _Count
+
+
+def _workings(
+    group: Group, balances: list[SettleUp], players: list[Player]
+) -> dict[tuple[str, str], _Workings]:
     """Where each balance comes from: night by night (the latest first), then the payments,
     each list cut at WORKINGS_SHOWN with the rest summed up. Only the rows shown are read
     (the players' stored sums, their latest nights and payments); the rest are summed from
@@ -161,15 +194,15 @@ def _workings(group: Group, balances, players: list[Player]) -> dict[tuple[str, 
     pks = {p.name: p.pk for p in players}
     names = {p.pk: p.name for p in players}
     keys = [(pks[name], s.currency) for s in balances for name in s.net if name in pks]
-    out: dict[tuple[str, str], dict] = {}
+    out: dict[tuple[str, str], _Workings] = {}
 
-    def entry(currency: str, name: str) -> dict:
-        empty = {"count": 0, "cents": 0}
+    def entry(currency: str, name: str) -> _Workings:
+        empty: _Count = {"count": 0, "cents": 0}
         return out.setdefault(
             (currency, name),
             {
                 "nights": [],
-                "earlier_nights": dict(empty),
+                "earlier_nights": {**empty},
                 "payments": [],
                 "earlier_payments": empty,
             },
@@ -218,7 +251,11 @@ def _workings(group: Group, balances, players: list[Player]) -> dict[tuple[str, 
 
 
 def _balances_page(
-    request: SignedInRequest, group: Group, form=None, notice=None, status=200
+    request: SignedInRequest,
+    group: Group,
+    form: PaymentForm | None = None,
+    notice: str | None = None,
+    status: int = 200,
 ) -> HttpResponse:
     can_score = access.may(request, group, Role.SCORER)
     version = group.payments.version()  # read first: the page is never newer than this

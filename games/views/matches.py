@@ -4,14 +4,17 @@ from __future__ import annotations
 
 import io
 import zipfile
-from datetime import timedelta
+from datetime import date, datetime, timedelta
+from typing import TYPE_CHECKING, TypedDict
 
 from django import forms
 from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
+from django.core.files.uploadedfile import UploadedFile
 from django.core.paginator import Paginator
+from django.db.models import QuerySet
 from django.http import Http404, HttpRequest, HttpResponse, QueryDict
 from django.shortcuts import redirect, render
 from django.utils import timezone
@@ -21,7 +24,7 @@ from django.views.decorators.vary import vary_on_headers
 from games import access, matchfile, regions, rules, words
 from games.access import HtmxRequest, SignedInRequest
 from games.forms import MatchForm
-from games.models import Group, Match, Night, Player, Role
+from games.models import Group, Match, MatchQuerySet, Night, Player, Role
 from games.views.common import (
     cards_of,
     group_switch,
@@ -32,7 +35,7 @@ from games.views.refusals import (
 )
 
 
-def _listed(group: Group):
+def _listed(group: Group) -> MatchQuerySet:
     """A group's matches for a list, latest first (`cards_of` draws them)."""
     return Match.objects.filter(group=group).order_by("-played_at", "-pk")
 
@@ -41,7 +44,20 @@ def _listed(group: Group):
 TONIGHT = timedelta(hours=12)
 
 
-def _tonight(group: Group) -> dict | None:
+class _Tonight(TypedDict):
+    """The latest night's settle-up on the home page (`_tonight`): each transfer as
+    (currency, payment, paid in full, cents left)."""
+
+    night: Night
+    transfers: list[tuple[str, rules.Payment, bool, int]]
+    staked: bool
+    not_fewest: str
+    is_tonight: bool
+    last: datetime
+    started: date
+
+
+def _tonight(group: Group) -> _Tonight | None:
     """The settle-up of the latest night, once one of its matches has finished."""
     night = Night.latest(group)
     if night is None:
@@ -69,13 +85,13 @@ def _tonight(group: Group) -> dict | None:
 def home(request: SignedInRequest) -> HttpResponse:
     group = access.picked(request)
 
-    def draw():
+    def draw() -> tuple[dict[str, str], datetime | None]:
         """The matches and the latest night's settle-up, drawn once a version of the group."""
         tonight = _tonight(group)
         context = {
             "group": group,
-            "playing": cards_of(Match.objects.latest_ids(group, finished=False, most=20)),
-            "finished": cards_of(Match.objects.latest_ids(group, finished=True, most=5)),
+            "playing": cards_of(MatchQuerySet.latest_ids(group, finished=False, most=20)),
+            "finished": cards_of(MatchQuerySet.latest_ids(group, finished=True, most=5)),
             "tonight": tonight,
         }
         records = regions.partial(request, "games/home.html#records", context)
@@ -94,7 +110,7 @@ def home(request: SignedInRequest) -> HttpResponse:
     )
 
 
-def _scoring_groups(request: SignedInRequest):
+def _scoring_groups(request: SignedInRequest) -> QuerySet[Group]:
     return Group.objects.filter(
         memberships__user=request.user, memberships__role__in=access.roles_allowing(Role.SCORER)
     )
@@ -168,7 +184,7 @@ def match_create(request: SignedInRequest) -> HttpResponse:
     )
 
 
-def _cards_shown(deal, first: str) -> list[dict]:
+def _cards_shown(deal: list[tuple[int, str, str, str]], first: str) -> list[dict[str, object]]:
     """The cards of a cut or a deal for the first Jack, the one that chose the dealer marked
     (a cut's last card is not always the low one)."""
     chosen = max(i for i, (_, name, _, _) in enumerate(deal) if name == first)
@@ -255,11 +271,18 @@ def match_rematch(request: SignedInRequest, pk: int) -> HttpResponse:
     return redirect(match)
 
 
-class _Counted(Paginator):
+# The stubs' generic Paginator, which Django's own class is not at run time (no [Match] there).
+if TYPE_CHECKING:
+    _MatchPaginator = Paginator[Match]
+else:
+    _MatchPaginator = Paginator
+
+
+class _Counted(_MatchPaginator):
     """A paginator told how many there are (a player's stored count of their matches), so
     that it never counts them."""
 
-    def __init__(self, object_list, per_page: int, count: int):
+    def __init__(self, object_list: QuerySet[Match], per_page: int, count: int) -> None:
         super().__init__(object_list, per_page)
         self.__dict__["count"] = count
 
@@ -275,7 +298,7 @@ def match_list(request: SignedInRequest) -> HttpResponse:
     can_score = access.may(request, group, Role.SCORER)
     number = request.GET.get("page")
 
-    def draw():
+    def draw() -> tuple[dict[str, str], None]:
         """The list (and the player's record), drawn once a version of the group."""
         matches = _listed(group)
         record = None
@@ -286,7 +309,8 @@ def match_list(request: SignedInRequest) -> HttpResponse:
         page = paginator.get_page(number)
         context = {
             "page": page,
-            "cards": cards_of(list(page.object_list.values_list("pk", flat=True))),
+            # A page of a queryset is a queryset; the stubs' Page knows only that it pages.
+            "cards": cards_of(list(page.object_list.values_list("pk", flat=True))),  # type: ignore[attr-defined]
             "players": Player.objects.filter(group=group),
             "player": player,
             "record": record,
@@ -354,7 +378,9 @@ def match_import(request: SignedInRequest) -> HttpResponse:
 ALREADY_LISTED = 5  # files said to be already imported one by one; beyond, counted
 
 
-def _read_files(request: HttpRequest, group, uploads) -> list[tuple[str, matchfile.Match]]:
+def _read_files(
+    request: HttpRequest, group: Group, uploads: list[UploadedFile]
+) -> list[tuple[str, matchfile.Match]]:
     """(name, match) of each match file uploaded, a zip standing for the files in it; each
     refused file is said in a message.
 
@@ -417,11 +443,12 @@ def _read_files(request: HttpRequest, group, uploads) -> list[tuple[str, matchfi
     return files
 
 
-def _match_files(upload) -> list[tuple[str, bytes]]:
+def _match_files(upload: UploadedFile) -> list[tuple[str, bytes]]:
     """(name, bytes) of each match file an upload holds: itself, or each file of a zip of
     them, unpacked within the limits (RuleError if it can't be)."""
     if not matchfile.is_zip(upload.read(4)):
         upload.seek(0)
+        assert upload.name is not None  # the request's parser keeps no file without a name
         return [(upload.name, upload.read(settings.MAX_UPLOAD_SIZE + 1))]
     limits = settings.MAX_UPLOAD_SIZE, settings.MAX_ZIP_FILES, settings.MAX_ZIP_SIZE
     return [(f"{upload.name}/{name}", data) for name, data in matchfile.unzip(upload, *limits)]

@@ -4,13 +4,14 @@ settle-up, players and their statistics (docs/rules.md §11, §12), and a match'
 from __future__ import annotations
 
 from datetime import timedelta
+from typing import Any
 
 from django import forms
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
 from django.core.paginator import Paginator
-from django.db.models import Count, Min
+from django.db.models import Count, Min, QuerySet
 from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
@@ -35,10 +36,10 @@ from games.views.refusals import GROUP_GONE, refuse
 # --- Nights ---------------------------------------------------------------------------------
 
 
-def _workings(matches: list[Match]) -> dict[tuple[str, str], list[dict]]:
+def _workings(matches: list[Match]) -> dict[tuple[str, str], list[dict[str, object]]]:
     """Where each player's net of the night comes from, match by match, with each match's
     working: the engine's payments (`Match.settled`) and the §6 terms behind them."""
-    out: dict[tuple[str, str], list[dict]] = {}
+    out: dict[tuple[str, str], list[dict[str, object]]] = {}
     for match in matches:
         stakes = match.stakes()
         if not match.finished or not stakes:
@@ -60,7 +61,7 @@ def _workings(matches: list[Match]) -> dict[tuple[str, str], list[dict]]:
     return out
 
 
-def _settle_up_context(night: Night, matches: list[Match]) -> dict:
+def _settle_up_context(night: Night, matches: list[Match]) -> dict[str, Any]:
     settle_up = night.settle_up()
     paid = night.paid_cents()
     workings = _workings(matches)
@@ -110,7 +111,7 @@ def _settle_up_context(night: Night, matches: list[Match]) -> dict:
     }
 
 
-def _nights_near(night: Night, matches: list[Match]):
+def _nights_near(night: Night, matches: list[Match]) -> QuerySet[Night]:
     """The group's other nights a match of this one might move to: those a fortnight around."""
     if not matches:
         return Night.objects.none()
@@ -126,7 +127,7 @@ def _nights_near(night: Night, matches: list[Match]):
     )
 
 
-def _night_context(night: Night, can_score: bool) -> dict:
+def _night_context(night: Night, can_score: bool) -> dict[str, Any]:
     matches = list(night.matches.order_by("played_at", "pk").with_results())
     context = _settle_up_context(night, matches)
     context.update(matches=matches, nights=_nights_near(night, matches), can_score=can_score)
@@ -143,11 +144,11 @@ def night_detail(request: SignedInRequest, pk: int) -> HttpResponse:
     if template.endswith("#settle-up"):
         return render(request, template, _night_context(night, can_score))
 
-    def draw():
+    def draw() -> tuple[dict[str, str], None]:
         """The night's page, drawn once a version of the group; the choice of nights to move
         a match to drawn once for all its matches."""
         context = _night_context(night, can_score)
-        matches = context["matches"]
+        matches: list[Match] = context["matches"]
         context["night_title"] = night.titled(matches[0].played_at if matches else None)
         options = "games/night_detail.html#move-options"
         context["move_options"] = regions.partial(request, options, context) if can_score else ""
@@ -214,7 +215,7 @@ def night_list(request: SignedInRequest) -> HttpResponse:
     group = access.picked(request)
     number = request.GET.get("page")
 
-    def draw():
+    def draw() -> tuple[dict[str, str], None]:
         """A page of the group's nights, latest first, drawn once a version of the group."""
         nights = (
             Night.objects.filter(group=group)
@@ -278,7 +279,7 @@ def _is_me(request: SignedInRequest, player: Player) -> bool:
     return member is not None and member.player_id == player.pk
 
 
-def _player_context(request: SignedInRequest, player: Player, **more) -> dict:
+def _player_context(request: SignedInRequest, player: Player, **more: object) -> dict[str, object]:
     summed = player.result_sums.summed()
     return {
         "can_score": access.may(request, player, Role.SCORER),
@@ -303,7 +304,7 @@ def player_detail(request: SignedInRequest, pk: int) -> HttpResponse:
     player = access.get_of_group(request, Player, pk)
     can_score = access.may(request, player, Role.SCORER)
 
-    def draw():
+    def draw() -> tuple[dict[str, str], None]:
         """The player's statistics, charts and forms, drawn once a version of the group."""
         context = _player_context(request, player)
         return {

@@ -3,6 +3,7 @@ alike, and the limits of one import that they quote."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from urllib.parse import quote
 
 from django.conf import settings
@@ -47,7 +48,13 @@ REFUSED_TITLES = {
 }
 
 
-def refuse(request: HttpRequest, status: int, words: str, template="refused.html", **context):
+def refuse(
+    request: HttpRequest,
+    status: int,
+    words: str,
+    template: str = "refused.html",
+    **context: object,
+) -> HttpResponse:
     """A refusal in words: the page says it, and so does the phone when htmx asked (such an
     answer is not swapped in, so what was entered stays; static/js/app.js shows X-Problem)."""
     context = {"words": words, "title": REFUSED_TITLES[status], **context}
@@ -64,7 +71,7 @@ def cant_save(request: HttpRequest) -> HttpResponse:
     return response
 
 
-def bad_request(request: HttpRequest, exception=None) -> HttpResponse:
+def bad_request(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:
     """400, for what no browser sends: too many files or fields, a host this server is not."""
     if isinstance(exception, TooManyFilesSent):
         words = (
@@ -85,7 +92,7 @@ GONE = (
 )
 
 
-def not_found(request: HttpRequest, exception=None) -> HttpResponse:
+def not_found(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:
     """404: the page says so; a board left open (its poll) shows the words too, rather than
     "something went wrong", where its match was deleted or its reader removed from the group."""
     response = render(request, "404.html", status=404)
@@ -102,7 +109,9 @@ def csrf_failure(request: HttpRequest, reason: str = "") -> HttpResponse:
 
 
 def locked_out(
-    request: throttles.AxesRequest, original_response=None, credentials=None
+    request: throttles.AxesRequest,
+    original_response: HttpResponse | None = None,
+    credentials: Mapping[str, str] | None = None,
 ) -> HttpResponse:
     """django-axes' answer once an address has had too many wrong passwords, for one account
     or for any: the log-in page again, saying why even the right password is refused."""
