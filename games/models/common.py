@@ -24,15 +24,12 @@ if TYPE_CHECKING:  # what a statement's parameter may be, as django-stubs spells
 _M = TypeVar("_M", bound=models.Model)
 
 
-# The first read of every page of a match (its board, a check, a save) is the match by its id:
-# the ORM's `filter(pk=…).first()` cost the scoreboard and a check 5–8 % each
-# (bench/pages_bench.py), on top of MEMBERSHIPS below.
-MATCH = "SELECT * FROM {match} WHERE id = %s"
-
 # What every page over a group reads first: the user's memberships with their groups (the
 # role, the group's version, the switch between groups), as `Membership` and `Group` columns.
-# The ORM's select_related took 350 µs to this statement's 100 (SQLite), 7–9 % of a scoreboard,
-# and more of a records page (bench/records_bench.py).
+# The ORM's select_related took 350 µs to this statement's 100 on SQLite, 7–9 % of a
+# scoreboard on its own; with the ORM's read of the match by its id (5 %, which the ORM now
+# does) a scoreboard cost 14 % more and a check 24 % more (bench/pages_bench.py's pages, A/B
+# in one run), past the 10 % a page may lose.
 MEMBERSHIPS = """
     SELECT {membership_columns}, {group_columns}
     FROM {membership} JOIN {group} ON {group}.id = {membership}.group_id
@@ -57,8 +54,9 @@ HANDS = """
 """
 
 # Each match's card on a list (`Match.card_rows`): the match and its stored results, seat by
-# seat. The ORM's matches with their prefetched results and players took five times what the
-# database spends on this one statement, a third of the home page's time (bench/me_bench.py).
+# seat. The ORM's matches with their prefetched results and players took 2.57 ms for 20 cards
+# to this statement's 0.33 on SQLite (2.92 to 0.95 on PostgreSQL): more than the whole home
+# page takes as served (1.7 and 2.5 ms).
 CARDS = """
     SELECT m.id, m.preset, m.options, m.played_at, m.finished, m.hands_played, m.next_dealer,
         r.seat, p.name, r.score, r.won

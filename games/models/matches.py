@@ -79,7 +79,7 @@ class MatchQuerySet(models.QuerySet["Match"]):
     def one(self, pk: int) -> Match | None:
         """The match of this id, or None: where every board, check and write of a match
         starts."""
-        return next(iter(self.raw(statement("MATCH"), [pk])), None)
+        return self.filter(pk=pk).first()
 
     def with_seats(self) -> Self:
         """Each match's seats with their players, in seat order, in one query: its `names`
