@@ -333,10 +333,11 @@ def test_a_group_deleted_takes_its_sums_with_it(user):
     assert not ResultSum.objects.exists() and not NightSum.objects.exists()
 
 
-def test_money_past_64_bits_is_summed_exactly(user):
-    big = rules.Stakes(per_game=99_999_999, per_point=99_999_999, per_set=99_999_999)
+def test_the_most_a_loser_may_owe_is_summed_exactly(user):
+    # Standard rules: 25.00 a game and 199.00 a point come to the most a loser may owe.
+    big = rules.Stakes(per_game=2_500, per_point=19_900)
     for _ in range(3):
-        make_match(user, stakes=big, starting_score=1_000_000, hands=[SWEEP])
+        make_match(user, stakes=big, hands=[SWEEP])
     assert_sums_are_the_results_added_up(Group.home(user))
     cat = Player.objects.get(name="Cat")
     assert cat.totals()["money"]["USD"] == sum(

@@ -50,7 +50,7 @@ from games.models.results import (
 )
 from games.models.sums import NightSum, recount_sums, run_totals, running_money
 from games.models.writes import GONE as MATCH_GONE
-from games.models.writes import MAX_HANDS, Earlier, Saved, Stale
+from games.models.writes import MAX_HANDS, Earlier, Saved, Stale, check_money, check_room
 
 __all__ = [
     "Attempt",
@@ -89,6 +89,8 @@ __all__ = [
     "TALLY_FIELDS",
     "Tallied",
     "VERDICT_COLUMNS",
+    "check_money",
+    "check_room",
     "delete_account",
     "groups_turn",
     "net_of_halves",
