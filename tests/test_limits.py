@@ -105,3 +105,135 @@ def test_a_group_keeps_at_most_so_many_matches(client_in, user, settings, files)
     # Another group has room of its own.
     make_match(Group.objects.create(name="Tuesdays"))
     assert Match.objects.count() == 3
+
+
+NAMES = ("Ann", "Bob", "Cat", "Dan", "Eve", "Fay")
+
+
+def at_the_limit(user, many):
+    """A match of six not yet played (a cent a game), and before it `many` finished matches
+    at the most a match can move, stored behind the app (five losers each owing
+    MAX_LOSS_CENTS, Ann collecting it all), their players summed anew: (match, players)."""
+    from datetime import timedelta
+
+    from django.conf import settings
+
+    from games.models import Result, recount_sums
+
+    most = settings.MAX_LOSS_CENTS
+    first = make_match(
+        user, names=NAMES, dealer="Fay", stakes=rules.Stakes(per_game=1), players=(6,)
+    )
+    players = [seat.player for seat in first.seats.all()]
+    matches = Match.objects.bulk_create(
+        Match(
+            group=first.group,
+            night=first.night,
+            preset="standard",
+            options=first.options,
+            per_game_cents=most,
+            first_dealer=5,
+            played_at=first.played_at - timedelta(seconds=many - i),
+            finished=first.played_at,
+            hands_played=1,
+        )
+        for i in range(many)
+    )
+    Result.objects.bulk_create(
+        Result(
+            match=match,
+            player=player,
+            seat=seat,
+            score=0 if seat == 0 else 25,
+            won=seat == 0,
+            net_cents=5 * most if seat == 0 else -most,
+        )
+        for match in matches
+        for seat, player in enumerate(players)
+    )
+    recount_sums(p.pk for p in players)
+    return first, players
+
+
+def test_the_largest_amounts_allowed_over_many_matches_sum_exactly(user, settings):
+    """Every match of a group at the most a match can move, then one more played to its end:
+    every sum is exact, and so is the arithmetic of the limits against 64 bits."""
+    from games.models import Night, NightSum, ResultSum, running_money
+
+    from .test_sums import assert_sums_are_the_results_added_up
+
+    most = settings.MAX_LOSS_CENTS
+    # The largest sum a group can hold, with room to spare under 2⁶³ − 1 (settings.py).
+    assert 5 * most * settings.MAX_GROUP_MATCHES * 10_000 < 2**63 - 1
+    many = 2_000
+    first, players = at_the_limit(user, many)
+    assert_sums_are_the_results_added_up(first.group)
+    sweep = rules.Hand("hearts", "hearts", "Ann", None, NAMES[1:], {"Ann": 5})
+    first.record([sweep])  # the latest, its running totals carried on from the stored ones
+    assert_sums_are_the_results_added_up(first.group)
+
+    won = many * 5 * most + 5  # and a cent from each loser of the last
+    ann, bob = players[:2]
+    assert ann.totals()["money"] == {"USD": won}
+    assert bob.totals()["money"] == {"USD": -won // 5}
+    assert NightSum.objects.get(player=ann).net_cents == won
+    [settle_up] = Night.objects.get(pk=first.night_id).settle_up()
+    assert settle_up.net == {"Ann": won, **dict.fromkeys(NAMES[1:], -won // 5)}
+    [balance] = Group.objects.get(pk=first.group_id).balances()
+    assert balance.net == settle_up.net
+    assert list(ResultSum.objects.filter(player=ann).nets().values_list("net", flat=True)) == [won]
+    # Ints, never a numeric's Decimal (PostgreSQL's SUM of bigints), however they are read.
+    read = [
+        *ann.results.money().values(),
+        *ann.results.money_by_preset()["standard"].values(),
+        *(net for *_, net, _ in ann.results.nets_by_night()),
+        *(net for _, _, net, _ in ResultSum.objects.filter(player=ann).nets()),
+    ]
+    assert read == [won] * 4 and all(type(net) is int for net in read)
+    last = {"USD": {many}}  # the place of the last match, from 0
+    assert running_money([ann.pk], last) == {"USD": [(first.played_at, won)]}
+    # Summed by the window over both players' results, numbered together: the last.
+    both = running_money([ann.pk, bob.pk], {"USD": {2 * many + 1}})
+    assert both == {"USD": [(first.played_at, won - won // 5)]}
+    assert type(both["USD"][0][1]) is int
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_migration_folds_the_halves_into_one_column_and_back(user):
+    """0020 folds each pair of halves (high × 2³² + low) into one column, and back."""
+    from django.db import connection
+    from django.db.migrations.executor import MigrationExecutor
+
+    from games.models import NightSum, Result, ResultSum
+
+    from .test_sums import assert_sums_are_the_results_added_up
+
+    first, _ = at_the_limit(user, 50)  # Ann: 2.5 × 10¹⁰, the others −5 × 10⁹: past 32 bits
+    first.record([rules.Hand("hearts", "hearts", "Ann", None, NAMES[1:], {"Ann": 5})])
+
+    def kept():
+        return (
+            sorted(ResultSum.objects.values_list("player", "preset", "net_cents")),
+            sorted(NightSum.objects.values_list("player", "night", "net_cents")),
+            sorted(Result.objects.values_list("pk", "running_place", "running_cents")),
+        )
+
+    before = kept()
+    assert max(net for *_, net in before[0]) > 2**32 and min(n for *_, n in before[0]) < -(2**32)
+    executor = MigrationExecutor(connection)
+    latest = executor.loader.graph.leaf_nodes()
+    executor.migrate([("games", "0019_moon_and_six_seats")])
+    sums, results = ResultSum._meta.db_table, Result._meta.db_table
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT player_id, preset, net_high, net_low FROM {sums}")
+        halves = sorted((p, preset, high * 2**32 + low) for p, preset, high, low in cursor)
+        cursor.execute(f"SELECT id, running_place, running_high, running_low FROM {results}")
+        running = sorted(
+            (pk, place, None if high is None else high * 2**32 + low)
+            for pk, place, high, low in cursor
+        )
+    assert halves == before[0] and running == before[2]
+    executor = MigrationExecutor(connection)
+    executor.migrate(latest)
+    assert kept() == before
+    assert_sums_are_the_results_added_up(first.group)

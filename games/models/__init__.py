@@ -44,8 +44,6 @@ from games.models.results import (
     ResultSum,
     Summed,
     Tallied,
-    net_of_halves,
-    net_sum,
     stat_sums,
 )
 from games.models.sums import NightSum, recount_sums, run_totals, running_money
@@ -93,8 +91,6 @@ __all__ = [
     "check_room",
     "delete_account",
     "groups_turn",
-    "net_of_halves",
-    "net_sum",
     "run_totals",
     "stat_sums",
     "hand_verdict",
