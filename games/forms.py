@@ -16,7 +16,7 @@ from django.http import QueryDict
 
 from games import rules, words
 from games.checks import password_reset_on
-from games.models import GROUP_NAME_LENGTH, MAX_HANDS, PRESET_CHOICES, SUIT_CHOICES
+from games.models import GROUP_NAME_LENGTH, MAX_HANDS, PRESET_CHOICES, SUIT_CHOICES, check_money
 from games.models.hands import KEY_LENGTH
 from games.words import CHOICE_WORDS, OPTION_LABELS, option_text
 
@@ -252,7 +252,13 @@ class MatchForm(forms.Form):
             k: data[k] if data.get(k) is not None else getattr(preset_stakes, k)
             for k in self.STAKES
         }
-        self.stakes = rules.Stakes(**cents, currency=data.get("currency") or "USD")
+        stakes = rules.Stakes(**cents, currency=data.get("currency") or "USD")
+        try:
+            check_money(self.ruleset, stakes)
+        except rules.RuleError as e:
+            self.add_error(e.field if e.field in self.STAKES else None, e.message)
+            return data
+        self.stakes = stakes
         return data
 
 

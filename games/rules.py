@@ -1073,6 +1073,18 @@ def owes(stakes: Stakes, score: int, sets: int) -> int:
     return stakes.per_game + stakes.per_point * max(0, score) + stakes.per_set * sets
 
 
+def most_owed(ruleset: Ruleset, stakes: Stakes, hands: int) -> tuple[int, int, int]:
+    """The most one loser can owe in a match of at most `hands` hands under these rules and
+    stakes (§6): (cents, points, hands fallen short). A score goes up by at most a penalty
+    a hand (§4: a set, a hand without a trick, a missed moon) and never past the starting
+    score with `cap_at_start`; a hand counts as fallen short at most once, a missed moon
+    twice."""
+    penalty = max(ruleset.set_penalty or 0, ruleset.zero_trick_penalty)
+    points = ruleset.starting_score + (0 if ruleset.cap_at_start else penalty * hands)
+    short = hands * (2 if ruleset.moon else 1)
+    return owes(stakes, points, short), points, short
+
+
 def settle(state: MatchState, stakes: Stakes) -> tuple[list[Payment], dict[str, int]]:
     """Who pays whom, and each player's net, once the match is over; empty otherwise."""
     if not state.finished or not stakes:

@@ -254,6 +254,24 @@ STORAGES = {
     },
 }
 
+# Money (issue #34 §2): limits no real table reaches, which keep every sum of money one plain
+# 64-bit integer on SQLite and PostgreSQL, with room to spare. This is the arithmetic, once.
+# - One loser owes at most MAX_LOSS_CENTS in a match: 100,000,000 cents, 1,000,000 of the
+#   currency, reckoned at the worst its rules and stakes allow over games.models.MAX_HANDS
+#   hands (rules.most_owed: the game, every point the score can reach, every hand fallen short).
+# - A group keeps at most MAX_GROUP_MATCHES matches: 100,000.
+# A new match, an edit of a match's stakes or rules (the admin) or an import that would pass
+# either is refused in words. So, with at most 6 seats (rules.SEAT_COUNTS), 5 of them losers:
+#   one result (Result.net_cents):        at most 5 × 10^8            = 5 × 10^8 cents;
+#   a player's sum over their group:      at most 10^5 matches × 5 × 10^8 = 5 × 10^13;
+#   any sum of a group's results (Σ|net|: 10^9 a match, paid and collected) ≤ 10^14;
+#   2^63 − 1 ≈ 9.2 × 10^18: over 90,000 times the largest sum a group can hold, so a
+#   person's money summed over all their groups (a running total, a balance) fits too.
+# No sum is split: Result.net_cents, ResultSum.net_cents, NightSum.net_cents and
+# Result.running_cents are one BigIntegerField each, and a SUM of them never overflows.
+MAX_LOSS_CENTS = 100_000_000
+MAX_GROUP_MATCHES = 100_000
+
 # Every request body is refused past its limit before it is read (games.middleware.
 # BodyLimitMiddleware, 413): a match file is at most 1 MB (a 1,000-hand match takes about
 # 200 KB), an import of several files at most 3 MB and 100 files in all, and any other form

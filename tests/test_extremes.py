@@ -5,6 +5,7 @@ from dataclasses import replace
 from datetime import timedelta
 
 import pytest
+from django.conf import settings
 from django.urls import reverse
 
 from games import matchfile, rules
@@ -12,7 +13,10 @@ from games.models import MAX_HANDS, Match, Night, Player
 
 pytestmark = pytest.mark.django_db
 
-TOP = f"{99_999_999 / 100:.2f}"  # the largest stake the app takes: 999,999.99
+# Stakes at the limit (settings.MAX_LOSS_CENTS): under RULES below a loser could owe, at the
+# worst, 10.00 + 49.99 × 10,000 points + 500.09 × 1,000 hands fallen short = 1,000,000.00.
+STAKES = {"per_game": "10.00", "per_point": "49.99", "per_set": "500.09"}
+RULES = {"preset": "standard", "starting_score": 5_000}
 # Ann makes trump and is set, Bob and Cat play and take no trick, every hand; then Dan sweeps.
 SET = {"upcard": "hearts", "trump": "hearts", "maker": "Ann"}
 SET |= {"tricks": {"Ann": 1, "Bob": 0, "Cat": 0, "Dan": 4}}
@@ -22,17 +26,12 @@ MATCHES = 48
 
 
 def largest() -> str:
-    """A match file at the caps: the largest stakes, score and penalties, the most hands."""
+    """A match file at the caps: stakes at the most a loser may owe, the most hands."""
     return json.dumps(
         {
             "format": "buck-euchre/1",
-            "rules": {
-                "preset": "standard",
-                "starting_score": rules.MAX_POINTS,
-                "set_penalty": rules.MAX_POINTS,
-                "zero_trick_penalty": rules.MAX_POINTS,
-            },
-            "stakes": {"per_game": TOP, "per_point": TOP, "per_set": TOP},
+            "rules": RULES,
+            "stakes": STAKES,
             "players": ["Ann", "Bob", "Cat", "Dan"],
             "first_dealer": "Dan",
             "played_at": "2026-11-28T19:00:00-06:00",
@@ -49,7 +48,9 @@ def test_pages_that_add_up_the_largest_matches_answer(client_in, user):
         assert stored
     state, _ = match.replay()
     _, net = rules.settle(state, match.stakes())
-    assert net["Dan"] * MATCHES > 2**63  # more than a 64-bit sum holds
+    most, _, _ = rules.most_owed(state.ruleset, match.stakes(), MAX_HANDS)
+    assert most == settings.MAX_LOSS_CENTS  # the largest stakes the limit takes
+    assert net["Ann"] == -99_924_996 and net["Dan"] == 3 * 99_924_996  # near it
     [night] = Night.objects.filter(group__home_of=user)
     dan = Player.objects.get(group__home_of=user, name="Dan")
     pages = [

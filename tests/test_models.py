@@ -750,24 +750,27 @@ def test_a_rename_to_another_players_name_in_other_capitals_is_refused(user):
 def test_the_largest_stakes_and_scores_fit_their_columns(user):
     from games.models import Result
 
-    big = rules.Stakes(per_game=99_999_999, per_point=99_999_999, per_set=99_999_999)
-    sweep = GameHand("hearts", "hearts", "Bob", None, ("Ann", "Cat", "Dan"), {"Bob": 5})
-    match = make_match(user, stakes=big, starting_score=1_000_000, hands=[sweep])
+    # Near what a loser may owe at most (settings.MAX_LOSS_CENTS), a game, from five losers.
+    big = rules.Stakes(per_game=rules.MAX_STAKE_CENTS)
+    names = ("Ann", "Bob", "Cat", "Dan", "Eve", "Fay")
+    dropped = ("Ann", "Cat", "Dan", "Eve", "Fay")
+    sweep = GameHand("hearts", "hearts", "Bob", None, dropped, {"Bob": 5})
+    match = make_match(user, names=names, dealer="Fay", stakes=big, hands=[sweep], players=(6,))
     state, _ = match.replay()
     _, net = rules.settle(state, big)
     stored = {r.player.name: r.net_cents for r in Result.objects.filter(match=match)}
-    assert stored == net and net["Bob"] > 2**31
+    assert stored == net and net["Bob"] == 5 * rules.MAX_STAKE_CENTS
 
 
 @pytest.mark.parametrize(
     "amounts",
     [
-        [2**62, 2**62, 2**62 - 1, 7],  # past what a 64-bit sum holds
-        [-(2**62), -(2**62), -(2**62), -5],
-        [2**62 + 3, -(2**40) - 3, -(2**32), 2**32 - 1, -1, 0],
+        [3 * 10**8, 3 * 10**8, 3 * 10**8 - 1, 7],  # the most a match of four can win
+        [-(10**8), -(10**8), -(10**8), -5],  # the most a loser may owe (MAX_LOSS_CENTS)
+        [3 * 10**8, -(10**8) + 3, -(2**26), 2**26 - 1, -1, 0],
     ],
 )
-def test_money_adds_up_exactly_past_64_bits_whatever_the_signs(user, amounts):
+def test_money_adds_up_exactly_whatever_the_signs(user, amounts):
     stakes = rules.Stakes(per_game=100)
     matches = [make_match(user, stakes=stakes, hands=[SWEEP]) for _ in amounts]
     ann, bob = Player.objects.get(name="Ann"), Player.objects.get(name="Bob")

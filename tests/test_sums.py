@@ -8,7 +8,7 @@ from datetime import timedelta
 import pytest
 from django.contrib.auth import get_user_model
 from django.core.management.base import CommandError
-from django.db.models import Count, F, Min
+from django.db.models import Count, F, Min, Sum
 from django.utils import timezone
 
 from games import rules
@@ -21,8 +21,6 @@ from games.models import (
     Player,
     Result,
     ResultSum,
-    net_of_halves,
-    net_sum,
     recount_sums,
     run_totals,
     stat_sums,
@@ -67,30 +65,30 @@ def added_up(group) -> dict[int, dict]:
     for row in rows.order_by("player", "-played", "match__preset"):
         out[row.pop("player")]["by_preset"][row.pop("match__preset")] = row
     rows = staked.values_list("player", "match__preset", "match__currency")
-    rows = rows.annotate(n=Count("pk"), **net_sum(), first=Min("match__played_at"))
-    for player, preset, currency, n, high, low, first in rows.order_by(
+    rows = rows.annotate(n=Count("pk"), net=Sum("net_cents"), first=Min("match__played_at"))
+    for player, preset, currency, n, net, first in rows.order_by(
         "player", "match__preset", "match__currency"
     ):
         mine = out[player]
-        mine["money"][currency] = mine["money"].get(currency, 0) + net_of_halves(high, low)
-        mine["money_by_preset"].setdefault(preset, {})[currency] = net_of_halves(high, low)
+        mine["money"][currency] = mine["money"].get(currency, 0) + net
+        mine["money_by_preset"].setdefault(preset, {})[currency] = net
         mine["staked"][currency] = mine["staked"].get(currency, 0) + n
         mine["first"][currency] = min(mine["first"].get(currency, first), first)
     rows = staked.values_list("player", "match__night", "match__currency")
-    rows = rows.annotate(**net_sum(), started=Min("match__played_at")).order_by()
-    for player, night, currency, high, low, started in rows:
-        out[player]["nights"][night, currency] = (net_of_halves(high, low), started)
+    rows = rows.annotate(net=Sum("net_cents"), started=Min("match__played_at")).order_by()
+    for player, night, currency, net, started in rows:
+        out[player]["nights"][night, currency] = (net, started)
     return out
 
 
 def result_nets(results):
-    """(currency, name, net_high, net_low, first) of each player with a finished match played
-    for money among `results`, from the results alone: by currency, then first, then name."""
+    """(currency, name, net, first) of each player with a finished match played for money
+    among `results`, from the results alone: by currency, then first, then name."""
     return (
         results.finished()
         .filter(STAKED)
         .values_list("match__currency", "player__name")
-        .annotate(**net_sum(), first=Min("match__played_at"))
+        .annotate(net=Sum("net_cents"), first=Min("match__played_at"))
         .order_by("match__currency", "first", "player__name")
     )
 
@@ -109,26 +107,22 @@ def assert_sums_are_the_results_added_up(group):
         assert summed.staked == expected["staked"]
         assert summed.first == expected["first"]
         rows = NightSum.objects.filter(player=pk)
-        rows = rows.values_list("night", "currency", "net_high", "net_low", "started")
-        assert {(n, c): (net_of_halves(h, lo), at) for n, c, h, lo, at in rows} == expected[
-            "nights"
-        ]
+        rows = rows.values_list("night", "currency", "net_cents", "started")
+        assert {(n, c): (net, at) for n, c, net, at in rows} == expected["nights"]
     nets = {
-        (c, name): (net_of_halves(h, lo), first)
-        for c, name, h, lo, first in result_nets(Result.objects.filter(match__group=group))
+        (c, name): (net, first)
+        for c, name, net, first in result_nets(Result.objects.filter(match__group=group))
     }
     for night in Night.objects.filter(group=group):  # its settle-up reads its stored sums
         rows = result_nets(Result.objects.filter(match__night=night))
-        expected = [(c, name, net_of_halves(h, lo)) for c, name, h, lo, _ in rows]
+        expected = [(c, name, net) for c, name, net, _ in rows]
         settle_up = night.settle_up()
         assert [(s.currency, name, net) for s in settle_up for name, net in s.net.items()] == (
             expected
         )
         assert all(sum(s.net.values()) == 0 for s in settle_up)
     summed_nets = ResultSum.objects.filter(player__group=group).nets()
-    assert {
-        (c, name): (net_of_halves(h, lo), first) for c, name, h, lo, first in summed_nets
-    } == nets
+    assert {(c, name): (net, first) for c, name, net, first in summed_nets} == nets
     assert [row[:2] for row in summed_nets] == list(nets)
     assert running_totals(group) == running_added_up(group)
     before = stored(group), running_totals(group)
@@ -140,10 +134,8 @@ def running_totals(group) -> dict[int, tuple]:
     """Each result's running total as stored: (place, net so far), or None."""
     rows = Result.objects.filter(match__group=group)
     return {
-        pk: None if place is None else (place, net_of_halves(high, low))
-        for pk, place, high, low in rows.values_list(
-            "pk", "running_place", "running_high", "running_low"
-        )
+        pk: None if place is None else (place, cents)
+        for pk, place, cents in rows.values_list("pk", "running_place", "running_cents")
     }
 
 
@@ -316,7 +308,7 @@ def test_recount_sums_mends_sums_that_results_changed_behind(user, other_user):
     cat = Result.objects.filter(match__group=group, player__name="Cat")
     Result.objects.filter(pk=cat.first().pk).update(net_cents=F("net_cents") + 700)  # behind
     Result.objects.filter(pk=cat.last().pk).update(net_cents=F("net_cents") - 700)
-    NightSum.objects.filter(player__group=group).update(net_low=0)
+    NightSum.objects.filter(player__group=group).update(net_cents=0)
     assert stored(group) != good[0]
     code, out, _ = command("recount_sums", "--group", str(group.pk))
     assert code == 0 and "4 players summed anew" in out
@@ -333,10 +325,11 @@ def test_a_group_deleted_takes_its_sums_with_it(user):
     assert not ResultSum.objects.exists() and not NightSum.objects.exists()
 
 
-def test_money_past_64_bits_is_summed_exactly(user):
-    big = rules.Stakes(per_game=99_999_999, per_point=99_999_999, per_set=99_999_999)
+def test_the_most_a_loser_may_owe_is_summed_exactly(user):
+    # Standard rules: 25.00 a game and 199.00 a point come to the most a loser may owe.
+    big = rules.Stakes(per_game=2_500, per_point=19_900)
     for _ in range(3):
-        make_match(user, stakes=big, starting_score=1_000_000, hands=[SWEEP])
+        make_match(user, stakes=big, hands=[SWEEP])
     assert_sums_are_the_results_added_up(Group.home(user))
     cat = Player.objects.get(name="Cat")
     assert cat.totals()["money"]["USD"] == sum(

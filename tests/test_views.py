@@ -607,9 +607,20 @@ def test_a_bad_new_match_says_why(client_in, change, message):
 
 def test_the_form_takes_every_stake_an_import_takes_and_no_more(client_in, user):
     top = rules.format_money(rules.MAX_STAKE_CENTS)  # 999999.99
-    data = {**NEW_MATCH, "create": "1", "per_game": "999999.50", "per_set": top}
+    data = {**NEW_MATCH, "create": "1", "per_game": top}
     assert client_in.post(url("match_create"), data).status_code == 302
-    assert Match.objects.get().stakes() == rules.Stakes(per_game=99_999_950, per_set=99_999_999)
+    assert Match.objects.get().stakes() == rules.Stakes(per_game=99_999_999)
+    # Standard rules: a loser could owe a game and 5,025 points at most: 25.00 + 199.00 × 5,025
+    # is the most a loser may owe (settings.MAX_LOSS_CENTS), and a cent a point more is refused.
+    data = {**NEW_MATCH, "create": "1", "per_game": "25.00", "per_point": "199.00"}
+    assert client_in.post(url("match_create"), data).status_code == 302
+    page = client_in.post(url("match_create"), {**data, "per_point": "199.01"}).content.decode()
+    assert (
+        "At these stakes one loser could owe up to 1,000,050.25 in a match (a match of 1,000 "
+        "hands under these rules can reach 5,025 points and 1,000 hands fallen short); the most "
+        "one loser may owe in a match is 1,000,000. Lower the stakes."
+    ) in page
+    assert Match.objects.count() == 2
     over = rules.Stakes(per_point=rules.MAX_STAKE_CENTS + 1)
     with pytest.raises(rules.RuleError, match=re.escape(rules.STAKE_TOO_BIG)):
         make_match(user, stakes=over)

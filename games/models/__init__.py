@@ -44,13 +44,11 @@ from games.models.results import (
     ResultSum,
     Summed,
     Tallied,
-    net_of_halves,
-    net_sum,
     stat_sums,
 )
 from games.models.sums import NightSum, recount_sums, run_totals, running_money
 from games.models.writes import GONE as MATCH_GONE
-from games.models.writes import MAX_HANDS, Earlier, Saved, Stale
+from games.models.writes import MAX_HANDS, Earlier, Saved, Stale, check_money, check_room
 
 __all__ = [
     "Attempt",
@@ -89,10 +87,10 @@ __all__ = [
     "TALLY_FIELDS",
     "Tallied",
     "VERDICT_COLUMNS",
+    "check_money",
+    "check_room",
     "delete_account",
     "groups_turn",
-    "net_of_halves",
-    "net_sum",
     "run_totals",
     "stat_sums",
     "hand_verdict",

@@ -19,7 +19,7 @@ from django.utils import timezone
 
 from games import rules, words
 from games.models.common import fetch, loaded, statement
-from games.models.results import ResultSum, net_of_halves, staked_filter
+from games.models.results import ResultSum, staked_filter
 
 _M = TypeVar("_M", bound=models.Model)
 
@@ -51,15 +51,15 @@ def groups_turn(group_id: int) -> None:
 
 
 def _nets(
-    rows: Iterable[tuple[str, str, int, int, datetime]], payments: PaymentQuerySet
+    rows: Iterable[tuple[str, str, int, datetime]], payments: PaymentQuerySet
 ) -> dict[str, dict[str, int]]:
     """Each currency's balances: every player's net of `rows` (`ResultSumQuerySet.nets()`,
     their stored sums), plus what they paid of `payments`, minus
     what they were paid. Players come in the order of the first match they played, then by
     name; those only in payments after them. The balances of each currency sum to zero."""
     nets: dict[str, dict[str, int]] = {}
-    for currency, name, high, low, _ in rows:
-        nets.setdefault(currency, {})[name] = net_of_halves(high, low)
+    for currency, name, net, _ in rows:
+        nets.setdefault(currency, {})[name] = net
     for sign, side in ((1, "payer"), (-1, "payee")):
         for currency, name, cents in sorted(payments.by_currency_and_player(side)):
             mine = nets.setdefault(currency, {})

@@ -23,7 +23,7 @@ from games.models.hands import (
     hands_from_rows,
 )
 from games.models.results import Result
-from games.models.writes import GONE, MatchWrites
+from games.models.writes import GONE, MatchWrites, check_money, check_room
 
 LAST_NUMBER = 32_767  # as far as hands go: the largest number a hand's column holds
 
@@ -412,9 +412,14 @@ class Match(MatchWrites, models.Model):
         )
 
     def clean(self) -> None:
-        if self.pk is None:
-            return
+        """The admin's edit: stakes a loser could owe too much under, a new match in a group
+        that keeps as many as it may, or hands the rules (as edited) refuse."""
         try:
+            check_money(self.ruleset(), self.stakes())
+            if self.pk is None:
+                if self.group_id is not None:
+                    check_room(type(self).objects.filter(group_id=self.group_id))
+                return
             self.replay()
         except rules.RuleError as e:
             raise ValidationError(e.located()) from e

@@ -18,7 +18,6 @@ from django.utils import timezone
 from games import rules, words
 from games.models.groups import Group, groups_turn
 from games.models.ledger import Payment
-from games.models.results import net_of_halves
 from games.models.sums import NightSum
 
 if TYPE_CHECKING:
@@ -175,10 +174,8 @@ class Night(models.Model):
         name is one person."""
         nets: dict[str, dict[str, int]] = {}
         rows = self.sums.order_by("currency", "started", "player__name")
-        for currency, name, high, low in rows.values_list(
-            "currency", "player__name", "net_high", "net_low"
-        ):
-            nets.setdefault(currency, {})[name] = net_of_halves(high, low)
+        for currency, name, net in rows.values_list("currency", "player__name", "net_cents"):
+            nets.setdefault(currency, {})[name] = net
         return [SettleUp(c, net, *rules.settle_nets(net)) for c, net in sorted(nets.items())]
 
     @staticmethod
@@ -208,10 +205,10 @@ class Night(models.Model):
         nights: dict[int, dict[str, dict[str, int]]] = {}
         began: dict[int, datetime] = {}
         sums = NightSum.objects.filter(player__group=self.group_id)
-        for night, currency, name, high, low, at in sums.values_list(
-            "night_id", "currency", "player__name", "net_high", "net_low", "started"
+        for night, currency, name, cents, at in sums.values_list(
+            "night_id", "currency", "player__name", "net_cents", "started"
         ).order_by("night_id", "currency", "started", "player__name"):
-            nights.setdefault(night, {}).setdefault(currency, {})[name] = net_of_halves(high, low)
+            nights.setdefault(night, {}).setdefault(currency, {})[name] = cents
             began[night] = min(began.get(night, at), at)
         for night in sorted(nights, key=lambda night: (began[night], night)):
             for currency, net in nights[night].items():

@@ -7,11 +7,10 @@ import functools
 import operator
 from dataclasses import dataclass, fields
 from datetime import datetime
-from decimal import Decimal
 from typing import Any, Self
 
 from django.db import models
-from django.db.models import Aggregate, Count, F, Min, Q, QuerySet, Sum
+from django.db.models import Aggregate, Count, Min, Q, QuerySet, Sum
 
 from games import rules
 
@@ -27,22 +26,9 @@ def staked_filter(prefix: str = "") -> Q:
 STAKED = staked_filter("match__")
 
 
-# SQLite's SUM stops at 64 bits ("integer overflow"), and 48 of the largest matches the app
-# takes win more cents than that (PostgreSQL's SUM of a bigint is exact). So money is summed in
-# two parts that cannot overflow, the high and the low 32 bits of each amount, and Python adds
-# the two sums up exactly.
-HALF = 2**32
-
-
-def net_sum() -> dict[str, Sum]:
-    """Aggregates of `Result.net_cents` that `net_of_halves()` adds up to their exact sum."""
-    high = F("net_cents") / HALF  # rounded toward zero, on both databases
-    return {"net_high": Sum(high), "net_low": Sum(F("net_cents") - high * HALF)}
-
-
-def net_of_halves(high: int | Decimal, low: int | Decimal) -> int:
-    # (An integer's SUM is an integer on SQLite, a numeric on PostgreSQL.)
-    return int(high) * HALF + int(low)
+# Every amount and every sum of money is one 64-bit integer: the limits on what a loser owes
+# and on a group's matches keep them far inside it (settings.MAX_LOSS_CENTS, the arithmetic).
+NET = Sum("net_cents", default=0)
 
 
 def _counts() -> dict[str, Count]:
@@ -72,10 +58,10 @@ class ResultQuerySet(models.QuerySet["Result"]):
         """`money()` for each preset played."""
         rows = self.finished().filter(STAKED).values_list("match__preset", "match__currency")
         out: dict[str, dict[str, int]] = {}
-        for preset, currency, high, low in rows.annotate(**net_sum()).order_by(
+        for preset, currency, net in rows.annotate(net=NET).order_by(
             "match__preset", "match__currency"
         ):
-            out.setdefault(preset, {})[currency] = net_of_halves(high, low)
+            out.setdefault(preset, {})[currency] = net
         return out
 
     def nets_by_night(self) -> list[tuple[str, str, int, int, datetime]]:
@@ -85,16 +71,16 @@ class ResultQuerySet(models.QuerySet["Result"]):
             self.finished()
             .filter(STAKED)
             .values_list("match__currency", "player__name", "match__night")
-            .annotate(**net_sum(), started=Min("match__played_at"))
+            .annotate(net=NET, started=Min("match__played_at"))
             .order_by("-started", "match__night", "player__name")
         )
-        return [(c, name, night, net_of_halves(h, low), at) for c, name, night, h, low, at in rows]
+        return list(rows)
 
     def money(self) -> dict[str, int]:
         """Net money in cents by currency, over the finished matches played for money."""
         staked = self.finished().filter(STAKED).values_list("match__currency")
-        rows = staked.annotate(**net_sum()).order_by("match__currency")
-        return {currency: net_of_halves(high, low) for currency, high, low in rows}
+        rows = staked.annotate(net=NET).order_by("match__currency")
+        return dict(rows)
 
 
 class Tallied(models.Model):
@@ -131,7 +117,7 @@ class Result(Tallied):
     seat = models.PositiveSmallIntegerField(help_text="clockwise, from 0")
     score = models.IntegerField()
     won = models.BooleanField(default=False)
-    # Stakes up to rules.MAX_STAKE_CENTS times a score up to a million: beyond 32 bits.
+    # Up to 5 losers × settings.MAX_LOSS_CENTS: within 32 bits, but summed past them.
     net_cents = models.BigIntegerField(default=0, help_text="money won (+) or lost (−), in cents")
     short = models.PositiveSmallIntegerField(
         default=0, help_text="hands they fell short: set, or played and took no trick (§6)"
@@ -139,12 +125,11 @@ class Result(Tallied):
     points = models.IntegerField(default=0)  # the last of rules.Tally's counts (Tallied)
     # Where the match counts for the player's money (finished, played for money): its place
     # among their such matches in its currency, in the order they began (from 1), and their
-    # net over those up to it (running_high × 2³² + running_low); None where it does not
-    # count. Kept by `run_totals()`, with the sums: a chart of a long history reads the
-    # few places it shows, never every match (`running_money`).
+    # net over those up to it, in cents; None where it does not count. Kept by
+    # `run_totals()`, with the sums: a chart of a long history reads the few places it shows,
+    # never every match (`running_money`).
     running_place = models.PositiveIntegerField(null=True, blank=True)
-    running_high = models.BigIntegerField(null=True, blank=True)
-    running_low = models.BigIntegerField(null=True, blank=True)
+    running_cents = models.BigIntegerField(null=True, blank=True)
 
     objects = ResultQuerySet.as_manager()
 
@@ -175,11 +160,6 @@ SUMMED = ("won", "net_cents", *TALLY_FIELDS)
 COUNTED = ("played", "finished", "won", "staked", *TALLY_FIELDS)
 
 
-def split(cents: int) -> tuple[int, int]:
-    """An exact amount as the two columns that keep a sum of money: high × 2³² + low."""
-    return divmod(cents, HALF)
-
-
 @dataclass(frozen=True)
 class Summed:
     """What a player's statistics, record and chart read of their sums (`ResultSum`), as
@@ -200,7 +180,7 @@ class ResultSumQuerySet(models.QuerySet["ResultSum"]):
     def summed(self) -> Summed:
         """These sums added up, from one query of a few rows."""
         rows = self.order_by("currency", "preset").values(
-            "preset", "currency", *COUNTED, "net_high", "net_low", "first"
+            "preset", "currency", *COUNTED, "net_cents", "first"
         )
         stats = dict.fromkeys(("played", "finished", "won", *TALLY_FIELDS), 0)
         by_preset: dict[str, dict[str, int]] = {}
@@ -215,7 +195,7 @@ class ResultSumQuerySet(models.QuerySet["ResultSum"]):
                 stats[name] += row[name]
                 mine[name] += row[name]
             if row["staked"]:
-                cents = net_of_halves(row["net_high"], row["net_low"])
+                cents = row["net_cents"]
                 money[currency] = money.get(currency, 0) + cents
                 preset_money = money_by_preset.setdefault(preset, {})
                 preset_money[currency] = preset_money.get(currency, 0) + cents
@@ -225,13 +205,13 @@ class ResultSumQuerySet(models.QuerySet["ResultSum"]):
         by_preset = {preset: by_preset[preset] for preset in order}
         return Summed(stats, by_preset, money, money_by_preset, staked, first)
 
-    def nets(self) -> QuerySet[ResultSum, tuple[str, str, int, int, datetime]]:
-        """(currency, name, net_high, net_low, first) of each player with a finished match
-        played for money, in the order `_nets()` reads them."""
+    def nets(self) -> QuerySet[ResultSum, tuple[str, str, int, datetime]]:
+        """(currency, name, net, first) of each player with a finished match played for
+        money, in the order `_nets()` reads them."""
         return (
             self.filter(staked__gt=0)
             .values_list("currency", "player__name")
-            .annotate(high=Sum("net_high"), low=Sum("net_low"), first=Min("first"))
+            .annotate(net=Sum("net_cents"), first=Min("first"))
             .order_by("currency", "first", "player__name")
         )
 
@@ -254,10 +234,8 @@ class ResultSum(Tallied):
     finished = models.PositiveIntegerField(default=0)
     won = models.PositiveIntegerField(default=0)
     staked = models.PositiveIntegerField(default=0, help_text="finished matches played for money")
-    # The money won (+) or lost (−) over those, in cents: net_high × 2³² + net_low (a sum of
-    # the largest stakes can pass 64 bits).
-    net_high = models.BigIntegerField(default=0)
-    net_low = models.BigIntegerField(default=0)
+    # The money won (+) or lost (−) over those, in cents.
+    net_cents = models.BigIntegerField(default=0)
     first = models.DateTimeField(null=True, blank=True, help_text="when the first of those began")
     points = models.BigIntegerField(default=0)  # summed, it can pass 32 bits
 

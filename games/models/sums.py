@@ -3,26 +3,24 @@ of money, and the one write path that moves them (`move_sums`, `recount_sums`)."
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Collection, Iterable, Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from django.db import connection, models
-from django.db.models import Count, F, Field, Min, Q, Sum
+from django.db.models import Count, Field, Min, Q, Sum
 
 from games import rules
 from games.models.common import column_list, fetch, latest_rows, loaded, moment
 from games.models.results import (
     COUNTED,
-    HALF,
+    NET,
     STAKED,
     SUMMED,
     TALLY_FIELDS,
     Result,
     ResultSum,
-    net_of_halves,
-    net_sum,
-    split,
     stat_sums,
 )
 
@@ -34,14 +32,11 @@ if TYPE_CHECKING:
 
 # A running total of money, written out (built by the ORM, its windows cost four times what
 # the database spends running them): each finished match played for money of the players
-# `{players}`, numbered in the order they began within `{partition}`, with the net up to it,
-# summed in two halves as `net_sum()`.
+# `{players}`, numbered in the order they began within `{partition}`, with the net up to it.
 RUNNING_SQL = """
     SELECT r.id AS id, m.currency AS currency, m.played_at AS played_at,
-        ROW_NUMBER() OVER so_far AS place,
-        SUM(r.net_cents / {half}) OVER so_far AS high,
-        SUM(r.net_cents - r.net_cents / {half} * {half}) OVER so_far AS low
-    FROM games_result r JOIN games_match m ON m.id = r.match_id
+        ROW_NUMBER() OVER so_far AS place, SUM(r.net_cents) OVER so_far AS cents
+    FROM {result} r JOIN {match} m ON m.id = r.match_id
     WHERE r.player_id IN ({players}) AND m.finished IS NOT NULL AND ({staked})
     WINDOW so_far AS (
         PARTITION BY {partition} ORDER BY m.played_at, m.id
@@ -53,37 +48,48 @@ RUNNING_SQL = """
 # the end writes one row a player, not every one), and read back at the places a chart
 # shows, through the index on (player, place).
 FORGET_RUNNING_SQL = """
-    UPDATE games_result SET running_place = NULL, running_high = NULL, running_low = NULL
+    UPDATE {result} SET running_place = NULL, running_cents = NULL
     WHERE player_id IN ({players}) AND running_place IS NOT NULL AND match_id IN (
-        SELECT id FROM games_match m WHERE m.finished IS NULL OR NOT ({staked})
+        SELECT id FROM {match} m WHERE m.finished IS NULL OR NOT ({staked})
     )
 """
 RUN_TOTALS_SQL = """
-    UPDATE games_result
-    SET running_place = run.place, running_high = run.high, running_low = run.low
+    UPDATE {result} SET running_place = run.place, running_cents = run.cents
     FROM ({running}) run
-    WHERE games_result.id = run.id AND (
-        games_result.running_place IS NULL OR games_result.running_place <> run.place
-        OR games_result.running_high <> run.high OR games_result.running_low <> run.low
+    WHERE {result}.id = run.id AND (
+        {result}.running_place IS NULL OR {result}.running_place <> run.place
+        OR {result}.running_cents <> run.cents
     )
 """
 LAST_RUNNING_SQL = """
-    SELECT r.player_id, r.running_place, r.running_high, r.running_low, m.played_at, m.id
-    FROM games_result r JOIN games_match m ON m.id = r.match_id
+    SELECT r.player_id, r.running_place, r.running_cents, m.played_at, m.id
+    FROM {result} r JOIN {match} m ON m.id = r.match_id
     WHERE r.player_id = %s AND m.currency = %s AND r.running_place IS NOT NULL
         AND r.match_id <> %s
     ORDER BY r.running_place DESC LIMIT 1
 """
 RUN_ON_SQL = """
-    UPDATE games_result SET running_place = %s, running_high = %s, running_low = %s
+    UPDATE {result} SET running_place = %s, running_cents = %s
     WHERE match_id = %s AND player_id = %s
 """
 STORED_RUNNING_SQL = """
-    SELECT m.currency, r.running_place, m.played_at, r.running_high, r.running_low
-    FROM games_result r JOIN games_match m ON m.id = r.match_id
+    SELECT m.currency, r.running_place, m.played_at, r.running_cents
+    FROM {result} r JOIN {match} m ON m.id = r.match_id
     WHERE r.player_id = %s AND r.running_place IN ({places})
     ORDER BY m.currency, r.running_place
 """
+
+
+@functools.cache
+def _tables() -> dict[str, str]:
+    """The tables the statements here read, for their `{result}`, `{match}`, `{nightsum}`."""
+    from games.models import matches
+
+    return {
+        "result": Result._meta.db_table,
+        "match": matches.Match._meta.db_table,
+        "nightsum": NightSum._meta.db_table,
+    }
 
 
 # A match played for money (rules.Stakes.__bool__), of a match `m`, as `STAKED` asks it.
@@ -92,7 +98,7 @@ STAKED_SQL = " OR ".join(f"m.{name}_cents > 0" for name in rules.STAKE_NAMES)
 
 def _running_sql(players: list[int], partition: str) -> str:
     return RUNNING_SQL.format(
-        half=HALF,
+        **_tables(),
         players=", ".join(["%s"] * len(players)),
         staked=STAKED_SQL,
         partition=partition,
@@ -108,9 +114,10 @@ def run_totals(players: Iterable[int]) -> None:
         return
     marks = ", ".join(["%s"] * len(players))
     running = _running_sql(players, "r.player_id, m.currency")
+    forget = FORGET_RUNNING_SQL.format(**_tables(), players=marks, staked=STAKED_SQL)
     with connection.cursor() as cursor:
-        cursor.execute(FORGET_RUNNING_SQL.format(players=marks, staked=STAKED_SQL), players)
-        cursor.execute(RUN_TOTALS_SQL.format(running=running), players)
+        cursor.execute(forget, players)
+        cursor.execute(RUN_TOTALS_SQL.format(**_tables(), running=running), players)
 
 
 def _run_on(match: Match, nets: dict[int, int]) -> None:
@@ -119,19 +126,18 @@ def _run_on(match: Match, nets: dict[int, int]) -> None:
     place (one row a player, through the index), else their running totals anew."""
     key = (moment(match.played_at), match.pk)
     partitions = [(player, match.currency, match.pk) for player in sorted(nets)]
-    last = {row[0]: row[1:] for row in latest_rows(LAST_RUNNING_SQL, partitions)}
-    ahead: list[tuple[int, int, int, int, int]] = []
+    last_sql = LAST_RUNNING_SQL.format(**_tables())
+    last = {row[0]: row[1:] for row in latest_rows(last_sql, partitions)}
+    ahead: list[tuple[int, int, int, int]] = []
     anew: list[int] = []
     for player, net in nets.items():
-        place, high, low, played_at, pk = last.get(player, (0, 0, 0, None, None))
+        place, cents, played_at, pk = last.get(player, (0, 0, None, None))
         if place and (moment(played_at), pk) > key:
             anew.append(player)  # a later match of theirs counts already: it moves up
             continue
-        # As the window adds them up (RUNNING_SQL): each amount's halves rounded toward zero.
-        half = abs(net) // HALF * (1 if net >= 0 else -1)
-        ahead.append((place + 1, high + half, low + net - half * HALF, match.pk, player))
+        ahead.append((place + 1, cents + net, match.pk, player))
     with connection.cursor() as cursor:
-        cursor.executemany(RUN_ON_SQL, ahead)
+        cursor.executemany(RUN_ON_SQL.format(**_tables()), ahead)
     run_totals(anew)
 
 
@@ -149,23 +155,25 @@ def running_money(
         return {}
     marks = ", ".join(["%s"] * len(places))
     if len(players) == 1:
-        rows = fetch(STORED_RUNNING_SQL.format(places=marks), *players, *places)
+        stored = STORED_RUNNING_SQL.format(**_tables(), places=marks)
+        rows = fetch(stored, *players, *places)
     else:
         running = _running_sql(list(players), "m.currency")
         sql = (
-            f"SELECT currency, place, played_at, high, low FROM ({running}) running "
+            f"SELECT currency, place, played_at, cents FROM ({running}) running "
             f"WHERE place IN ({marks}) ORDER BY currency, place"
         )
         rows = fetch(sql, *players, *places)
     out: dict[str, list[tuple[datetime, int]]] = {}
-    for currency, place, played_at, high, low in rows:
+    for currency, place, played_at, cents in rows:
         if place - 1 in shown.get(currency, ()):
-            out.setdefault(currency, []).append((moment(played_at), net_of_halves(high, low)))
+            # (A SUM of integers is an integer on SQLite, a numeric on PostgreSQL.)
+            out.setdefault(currency, []).append((moment(played_at), int(cents)))
     return out
 
 
 LATEST_NIGHTS_SQL = """
-    SELECT player_id, currency, night_id, net_high, net_low, started FROM games_nightsum
+    SELECT player_id, currency, night_id, net_cents, started FROM {nightsum}
     WHERE player_id = %s AND currency = %s ORDER BY started DESC, night_id LIMIT %s
 """
 
@@ -180,8 +188,7 @@ class NightSum(models.Model):
     player = models.ForeignKey("Player", models.CASCADE, related_name="night_sums")
     currency = models.CharField(max_length=rules.CURRENCY_LENGTH)
     matches = models.PositiveIntegerField(default=0)
-    net_high = models.BigIntegerField(default=0)
-    net_low = models.BigIntegerField(default=0)
+    net_cents = models.BigIntegerField(default=0)
     started = models.DateTimeField()
 
     class Meta:
@@ -195,7 +202,7 @@ class NightSum(models.Model):
         ]
 
     def __str__(self) -> str:
-        return f"{self.player} on {self.night_id}: {net_of_halves(self.net_high, self.net_low)}"
+        return f"{self.player} on {self.night_id}: {self.net_cents}"
 
     def get_absolute_url(self) -> str:
         return self.night.get_absolute_url()
@@ -206,12 +213,11 @@ class NightSum(models.Model):
     ) -> dict[tuple[int, str], list[tuple[int, int, datetime]]]:
         """The `most` latest nights of each (player, currency) of `keys`: (night, net, when
         the player began there), the latest first."""
-        rows = latest_rows(LATEST_NIGHTS_SQL, [(*key, most) for key in keys])
+        sql = LATEST_NIGHTS_SQL.format(**_tables())
+        rows = latest_rows(sql, [(*key, most) for key in keys])
         out: dict[tuple[int, str], list[tuple[int, int, datetime]]] = {}
-        for player, currency, night, high, low, started in rows:
-            out.setdefault((player, currency), []).append(
-                (night, net_of_halves(high, low), moment(started))
-            )
+        for player, currency, night, net, started in rows:
+            out.setdefault((player, currency), []).append((night, net, moment(started)))
         return out
 
 
@@ -332,7 +338,7 @@ def move_sums(
         s = stored.get(player) or ResultSum(player_id=player, **key)
         for name in COUNTED:
             setattr(s, name, getattr(s, name) + moved[name])
-        s.net_high, s.net_low = split(net_of_halves(s.net_high, s.net_low) + moved["net"])
+        s.net_cents += moved["net"]
         if now.get("staked"):
             s.first = min(s.first or at, at)
         elif was.get("staked") and s.first == at:  # their first such match no longer counts
@@ -341,7 +347,7 @@ def move_sums(
         if not s.staked:
             s.first = None
         sums.append(s)
-    _save(ResultSum, sums, "played", [*COUNTED, "net_high", "net_low", "first"])
+    _save(ResultSum, sums, "played", [*COUNTED, "net_cents", "first"])
 
     parts: dict[tuple[int, int], tuple[dict[str, int], dict[str, int]]] = {
         (night_before, p): (part, {}) for p, part in old_nights.items()
@@ -365,14 +371,14 @@ def move_sums(
             night_id=on, player_id=player, currency=currency, started=at
         )
         n.matches += moved["matches"]
-        n.net_high, n.net_low = split(net_of_halves(n.net_high, n.net_low) + moved["net"])
+        n.net_cents += moved["net"]
         if now:
             n.started = min(n.started, at)
         elif n.matches and n.started == at:  # their first such match that night has gone
             mine = Result.objects.filter(player=player, match__night=on)
             n.started = _first_counted(mine.filter(match__currency=currency)) or at
         nights.append(n)
-    _save(NightSum, nights, "matches", ["matches", "net_high", "net_low", "started"])
+    _save(NightSum, nights, "matches", ["matches", "net_cents", "started"])
     # The match counted for its players' money before or after: their running totals, on
     # its end the next place of each player whose latest such match it is (a match played
     # to its end, a file imported oldest first), else anew (its results were written anew,
@@ -390,57 +396,44 @@ def recount_sums(players: Iterable[int]) -> None:
     `move_sums()` keeps are these."""
     players = list(players)
     counted = Q(match__finished__isnull=False) & STAKED
-    high = F("net_cents") / HALF
     rows = (
         Result.objects.filter(player__in=players)
         .values("player", "match__preset", "match__currency")
         .annotate(
             **stat_sums(),
             staked=Count("pk", filter=counted),
-            high=Sum(high, filter=counted, default=0),
-            low=Sum(F("net_cents") - high * HALF, filter=counted, default=0),
+            net=Sum("net_cents", filter=counted, default=0),
             first=Min("match__played_at", filter=counted),
         )
         .order_by()
     )
     sums = []
     for row in rows:
-        net_high, net_low = split(net_of_halves(row.pop("high"), row.pop("low")))
-        player, preset, currency = (
-            row.pop(k) for k in ("player", "match__preset", "match__currency")
+        player, preset, currency, net = (
+            row.pop(k) for k in ("player", "match__preset", "match__currency", "net")
         )
         sums.append(
-            ResultSum(
-                player_id=player,
-                preset=preset,
-                currency=currency,
-                net_high=net_high,
-                net_low=net_low,
-                **row,
-            )
+            ResultSum(player_id=player, preset=preset, currency=currency, net_cents=net, **row)
         )
     by_night = (
         Result.objects.filter(player__in=players)
         .finished()
         .filter(STAKED)
         .values_list("match__night", "player", "match__currency")
-        .annotate(matches=Count("pk"), **net_sum(), started=Min("match__played_at"))
+        .annotate(matches=Count("pk"), net=NET, started=Min("match__played_at"))
         .order_by()
     )
-    nights = []
-    for night, player, currency, matches, high, low, started in by_night:
-        net_high, net_low = split(net_of_halves(high, low))
-        nights.append(
-            NightSum(
-                night_id=night,
-                player_id=player,
-                currency=currency,
-                matches=matches,
-                net_high=net_high,
-                net_low=net_low,
-                started=started,
-            )
+    nights = [
+        NightSum(
+            night_id=night,
+            player_id=player,
+            currency=currency,
+            matches=matches,
+            net_cents=net,
+            started=started,
         )
+        for night, player, currency, matches, net, started in by_night
+    ]
     ResultSum.objects.filter(player__in=players).delete()
     NightSum.objects.filter(player__in=players).delete()
     ResultSum.objects.bulk_create(sums)

@@ -10,8 +10,9 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, NamedTuple
 
+from django.conf import settings
 from django.db import transaction
-from django.db.models import Q
+from django.db.models import Q, QuerySet
 from django.utils import timezone
 
 from games import matchfile, rules
@@ -90,6 +91,40 @@ def _check_fits(names: Iterable[str], stakes: rules.Stakes) -> None:
         )
     if max(getattr(stakes, name) for name in rules.STAKE_NAMES) > rules.MAX_STAKE_CENTS:
         raise rules.RuleError("bad_file", rules.STAKE_TOO_BIG, "per_game")
+
+
+def _whole(cents: int) -> str:
+    """An amount in words: 1,000,000 or 5,025.50."""
+    whole, part = divmod(cents, 100)
+    return f"{whole:,}" + (f".{part:02d}" if part else "")
+
+
+def check_money(ruleset: rules.Ruleset, stakes: rules.Stakes) -> None:
+    """A match whose loser could owe more than settings.MAX_LOSS_CENTS (the arithmetic is
+    there), at the worst its rules and stakes allow, refused in words: a RuleError."""
+    most, points, short = rules.most_owed(ruleset, stakes, MAX_HANDS)
+    limit = settings.MAX_LOSS_CENTS
+    if most > limit:
+        raise rules.RuleError(
+            "bad_file",
+            f"At these stakes one loser could owe up to {_whole(most)} in a match (a match "
+            f"of {MAX_HANDS:,} hands under these rules can reach {points:,} points and "
+            f"{short:,} hands fallen short); the most one loser may owe in a match is "
+            f"{_whole(limit)}. Lower the stakes.",
+            "per_point" if stakes.per_point else "per_game",
+        )
+
+
+def check_room(matches: QuerySet[Match]) -> None:
+    """A group that keeps settings.MAX_GROUP_MATCHES matches (`matches`, its own) already
+    takes no more: a RuleError in words."""
+    limit = settings.MAX_GROUP_MATCHES
+    if matches.count() >= limit:
+        raise rules.RuleError(
+            "bad_file",
+            f"A group keeps at most {limit:,} matches, and this one has that many: "
+            "start another group for the next ones.",
+        )
 
 
 class MatchWrites:
@@ -369,7 +404,9 @@ class MatchWrites:
         rules.new_match(ruleset, names, first_dealer)
         rules.check_people(names)
         _check_fits(names, stakes)
+        check_money(ruleset, stakes)
         groups_turn(group.pk)
+        check_room(cls.objects.filter(group=group))
         players = seat_players(group, names)
         spelling = {name: p.name for name, p in zip(names, players, strict=True)}
         names, first_dealer = [p.name for p in players], spelling[first_dealer]

@@ -36,7 +36,6 @@ from games.models import (
     ResultSum,
     Role,
     SettleUp,
-    net_of_halves,
 )
 from games.views.common import (
     cards_of,
@@ -212,7 +211,7 @@ def _workings(
         for name in s.net:
             entry(s.currency, name)
     sums = ResultSum.objects.filter(player__group=group)
-    won = {(c, name): net_of_halves(high, low) for c, name, high, low, _ in sums.nets()}
+    won = {(c, name): net for c, name, net, _ in sums.nets()}
     nights = NightSum.objects.filter(player__in=names).values_list("player", "currency")
     counts = {(p, c): n for p, c, n in nights.annotate(count=Count("pk")).order_by()}
     for (player, currency), latest in NightSum.latest(keys, shown).items():

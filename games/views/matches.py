@@ -154,16 +154,20 @@ def match_create(request: SignedInRequest) -> HttpResponse:
         elif "up" in request.POST:
             form.data = _move_up(request.POST, request.POST["up"])
         elif "create" in request.POST and form.is_valid():
-            match = Match.create(
-                group,
-                form.cleaned_data["preset"],
-                form.ruleset,
-                form.stakes,
-                form.players,
-                form.first_dealer,
-                by=request.user,
-            )
-            return redirect(match)
+            try:
+                match = Match.create(
+                    group,
+                    form.cleaned_data["preset"],
+                    form.ruleset,
+                    form.stakes,
+                    form.players,
+                    form.first_dealer,
+                    by=request.user,
+                )
+            except rules.RuleError as e:  # the group keeps as many matches as it may
+                form.add_error(None, e.message)
+            else:
+                return redirect(match)
     template = partial(request, "games/match_new.html", _new_match_region(request))
     seated = {rules.name_key(n) for n in form.names()}
     return render(
@@ -259,15 +263,19 @@ def match_rematch(request: SignedInRequest, pk: int) -> HttpResponse:
     if before is None:  # hands undone since the match was read
         return redirect(old)
     state, _ = before
-    match = Match.create(
-        old.group,
-        old.preset,
-        old.ruleset(),
-        old.stakes(),
-        old.names,
-        state.dealer,
-        by=request.user,
-    )
+    try:
+        match = Match.create(
+            old.group,
+            old.preset,
+            old.ruleset(),
+            old.stakes(),
+            old.names,
+            state.dealer,
+            by=request.user,
+        )
+    except rules.RuleError as e:  # the group is full, or stakes from before the limits
+        messages.error(request, e.message)
+        return redirect(old)
     return redirect(match)
 
 
