@@ -20,6 +20,7 @@ from django.http import HttpRequest
 from django.utils import timezone
 
 from games.models import Attempt
+from games.models.sql import execute, statement
 
 HOUR = timedelta(hours=1)
 
@@ -105,8 +106,7 @@ def allow(action: str, key: str | None, limit: int, within: timedelta = HOUR) ->
         # One count at a time, so that two workers never both take the last place. (SQLite's
         # IMMEDIATE transactions already take turns.)
         if connection.vendor == "postgresql":
-            with connection.cursor() as cursor:
-                cursor.execute(f"LOCK TABLE {Attempt._meta.db_table} IN EXCLUSIVE MODE")
+            execute(statement("LOCK_ATTEMPTS"))
         Attempt.objects.filter(action=action, at__lt=now - within).delete()
         if Attempt.objects.filter(action=action, key=key or "").count() >= limit:
             return False

@@ -18,8 +18,8 @@ from django.urls import reverse
 from django.utils import timezone
 
 from games import rules, words
-from games.models.common import fetch, loaded, statement
 from games.models.results import ResultSum, staked_filter
+from games.models.sql import fetch, loaded, statement
 
 _M = TypeVar("_M", bound=models.Model)
 

@@ -28,7 +28,7 @@ VERDICT_COLUMNS = ("dealer", "scores", "sets")
 
 
 def hands_from_rows(rows: Iterable[Sequence[Any]], names: Sequence[str]) -> list[rules.Hand]:
-    """The engine's hands from rows of the statement `HANDS` (models/common.py), ordered by
+    """The engine's hands from rows of the statement `HANDS` (models/sql.py), ordered by
     number; `names` in seat order (the rows name the maker and the players by seat)."""
     hands: dict[int, dict[str, Any]] = {}
     for number, upcard, trump, maker, bid, passed, moon, who, dropped, tricks, *_ in rows:

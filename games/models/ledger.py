@@ -12,8 +12,8 @@ from django.urls import reverse
 from django.utils import timezone
 
 from games import rules
-from games.models.common import latest_rows
 from games.models.groups import Group, groups_turn
+from games.models.sql import latest_rows, statement
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import AnonymousUser, User
@@ -58,20 +58,6 @@ class PaymentQuerySet(models.QuerySet["Payment"]):
         name (`side`)."""
         rows = self.values_list("currency", f"{side}__name").annotate(cents=Sum("amount_cents"))
         return list(rows.order_by())
-
-
-# A player's latest payments in a currency: made (%s, %s, and how many) and received.
-LATEST_PAYMENTS_SQL = """
-    SELECT id FROM (
-        SELECT id FROM games_payment WHERE payer_id = %s AND currency = %s
-        ORDER BY paid_at DESC, id DESC LIMIT %s
-    ) made
-    UNION ALL
-    SELECT id FROM (
-        SELECT id FROM games_payment WHERE payee_id = %s AND currency = %s
-        ORDER BY paid_at DESC, id DESC LIMIT %s
-    ) received
-"""
 
 
 class Payment(models.Model):
@@ -132,7 +118,7 @@ class Payment(models.Model):
     def latest(keys: list[tuple[int, str]], most: int) -> list[Payment]:
         """Of each (player, currency) of `keys`, the `most` latest payments they made and the
         `most` latest they received, with their payers and payees, the latest first."""
-        rows = latest_rows(LATEST_PAYMENTS_SQL, [(*key, most, *key, most) for key in keys])
+        rows = latest_rows(statement("LATEST_PAYMENTS"), [(*key, most, *key, most) for key in keys])
         found = Payment.objects.filter(pk__in={pk for (pk,) in rows})
         return list(found.select_related("payer", "payee").order_by("-paid_at", "-pk"))
 

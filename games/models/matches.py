@@ -16,13 +16,13 @@ from django.utils import timezone
 from django.utils.functional import cached_property
 
 from games import matchfile, rules, words
-from games.models.common import fetch, moment, statement
 from games.models.groups import Group
 from games.models.hands import (
     VERDICT_COLUMNS,
     hands_from_rows,
 )
 from games.models.results import Result
+from games.models.sql import fetch, moment, statement
 from games.models.writes import GONE, MatchWrites, check_money, check_room
 
 LAST_NUMBER = 32_767  # as far as hands go: the largest number a hand's column holds

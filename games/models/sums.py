@@ -3,16 +3,16 @@ of money, and the one write path that moves them (`move_sums`, `recount_sums`)."
 
 from __future__ import annotations
 
-import functools
-from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Collection, Iterable
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
-from django.db import connection, models
-from django.db.models import Count, Field, Min, Q, Sum
+from django.db import models
+from django.db.models import Count, F, Min, Q, Sum, Window
+from django.db.models.expressions import RowRange
+from django.db.models.functions import RowNumber
 
 from games import rules
-from games.models.common import column_list, fetch, latest_rows, loaded, moment
 from games.models.results import (
     COUNTED,
     NET,
@@ -23,86 +23,15 @@ from games.models.results import (
     ResultSum,
     stat_sums,
 )
+from games.models.sql import execute, latest_rows, moment, statement
 
 if TYPE_CHECKING:
-    from games.models.common import SQLParam
     from games.models.matches import Match
     from games.models.results import ResultQuerySet
 
 
-# A running total of money, written out (built by the ORM, its windows cost four times what
-# the database spends running them): each finished match played for money of the players
-# `{players}`, numbered in the order they began within `{partition}`, with the net up to it.
-RUNNING_SQL = """
-    SELECT r.id AS id, m.currency AS currency, m.played_at AS played_at,
-        ROW_NUMBER() OVER so_far AS place, SUM(r.net_cents) OVER so_far AS cents
-    FROM {result} r JOIN {match} m ON m.id = r.match_id
-    WHERE r.player_id IN ({players}) AND m.finished IS NOT NULL AND ({staked})
-    WINDOW so_far AS (
-        PARTITION BY {partition} ORDER BY m.played_at, m.id
-        ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
-    )
-"""
-# A player's running totals kept on their results (`run_totals`): those of matches that no
-# longer count forgotten, then each that counts written where it changed (a match added at
-# the end writes one row a player, not every one), and read back at the places a chart
-# shows, through the index on (player, place).
-FORGET_RUNNING_SQL = """
-    UPDATE {result} SET running_place = NULL, running_cents = NULL
-    WHERE player_id IN ({players}) AND running_place IS NOT NULL AND match_id IN (
-        SELECT id FROM {match} m WHERE m.finished IS NULL OR NOT ({staked})
-    )
-"""
-RUN_TOTALS_SQL = """
-    UPDATE {result} SET running_place = run.place, running_cents = run.cents
-    FROM ({running}) run
-    WHERE {result}.id = run.id AND (
-        {result}.running_place IS NULL OR {result}.running_place <> run.place
-        OR {result}.running_cents <> run.cents
-    )
-"""
-LAST_RUNNING_SQL = """
-    SELECT r.player_id, r.running_place, r.running_cents, m.played_at, m.id
-    FROM {result} r JOIN {match} m ON m.id = r.match_id
-    WHERE r.player_id = %s AND m.currency = %s AND r.running_place IS NOT NULL
-        AND r.match_id <> %s
-    ORDER BY r.running_place DESC LIMIT 1
-"""
-RUN_ON_SQL = """
-    UPDATE {result} SET running_place = %s, running_cents = %s
-    WHERE match_id = %s AND player_id = %s
-"""
-STORED_RUNNING_SQL = """
-    SELECT m.currency, r.running_place, m.played_at, r.running_cents
-    FROM {result} r JOIN {match} m ON m.id = r.match_id
-    WHERE r.player_id = %s AND r.running_place IN ({places})
-    ORDER BY m.currency, r.running_place
-"""
-
-
-@functools.cache
-def _tables() -> dict[str, str]:
-    """The tables the statements here read, for their `{result}`, `{match}`, `{nightsum}`."""
-    from games.models import matches
-
-    return {
-        "result": Result._meta.db_table,
-        "match": matches.Match._meta.db_table,
-        "nightsum": NightSum._meta.db_table,
-    }
-
-
-# A match played for money (rules.Stakes.__bool__), of a match `m`, as `STAKED` asks it.
-STAKED_SQL = " OR ".join(f"m.{name}_cents > 0" for name in rules.STAKE_NAMES)
-
-
-def _running_sql(players: list[int], partition: str) -> str:
-    return RUNNING_SQL.format(
-        **_tables(),
-        players=", ".join(["%s"] * len(players)),
-        staked=STAKED_SQL,
-        partition=partition,
-    )
+# A match counted for its players' money: finished, and played for money.
+COUNTED_FOR_MONEY = Q(match__finished__isnull=False) & STAKED
 
 
 def run_totals(players: Iterable[int]) -> None:
@@ -112,12 +41,12 @@ def run_totals(players: Iterable[int]) -> None:
     players = sorted(players)
     if not players:
         return
+    mine = Result.objects.filter(player__in=players)
+    mine.filter(running_place__isnull=False).exclude(COUNTED_FOR_MONEY).update(
+        running_place=None, running_cents=None
+    )
     marks = ", ".join(["%s"] * len(players))
-    running = _running_sql(players, "r.player_id, m.currency")
-    forget = FORGET_RUNNING_SQL.format(**_tables(), players=marks, staked=STAKED_SQL)
-    with connection.cursor() as cursor:
-        cursor.execute(forget, players)
-        cursor.execute(RUN_TOTALS_SQL.format(**_tables(), running=running), players)
+    execute(statement("RUN_TOTALS").format(players=marks), *players)
 
 
 def _run_on(match: Match, nets: dict[int, int]) -> None:
@@ -126,8 +55,7 @@ def _run_on(match: Match, nets: dict[int, int]) -> None:
     place (one row a player, through the index), else their running totals anew."""
     key = (moment(match.played_at), match.pk)
     partitions = [(player, match.currency, match.pk) for player in sorted(nets)]
-    last_sql = LAST_RUNNING_SQL.format(**_tables())
-    last = {row[0]: row[1:] for row in latest_rows(last_sql, partitions)}
+    last = {row[0]: row[1:] for row in latest_rows(statement("LAST_RUNNING"), partitions)}
     ahead: list[tuple[int, int, int, int]] = []
     anew: list[int] = []
     for player, net in nets.items():
@@ -136,8 +64,9 @@ def _run_on(match: Match, nets: dict[int, int]) -> None:
             anew.append(player)  # a later match of theirs counts already: it moves up
             continue
         ahead.append((place + 1, cents + net, match.pk, player))
-    with connection.cursor() as cursor:
-        cursor.executemany(RUN_ON_SQL.format(**_tables()), ahead)
+    for place, cents, match_id, player in ahead:
+        found = Result.objects.filter(match=match_id, player=player)
+        found.update(running_place=place, running_cents=cents)
     run_totals(anew)
 
 
@@ -153,29 +82,34 @@ def running_money(
     places = sorted({i + 1 for kept in shown.values() for i in kept})
     if not players or not places:
         return {}
-    marks = ", ".join(["%s"] * len(places))
-    if len(players) == 1:
-        stored = STORED_RUNNING_SQL.format(**_tables(), places=marks)
-        rows = fetch(stored, *players, *places)
+    rows: Iterable[tuple[Any, ...]]
+    if len(players) == 1:  # kept on their results (`run_totals`)
+        kept = Result.objects.filter(player__in=players, running_place__in=places)
+        rows = kept.values_list(
+            "match__currency", "running_place", "match__played_at", "running_cents"
+        ).order_by("match__currency", "running_place")
     else:
-        running = _running_sql(list(players), "m.currency")
-        sql = (
-            f"SELECT currency, place, played_at, cents FROM ({running}) running "
-            f"WHERE place IN ({marks}) ORDER BY currency, place"
+        by, order = [F("match__currency")], [F("match__played_at"), F("match_id")]
+        running = (
+            Result.objects.filter(COUNTED_FOR_MONEY, player__in=players)
+            .annotate(
+                place=Window(RowNumber(), partition_by=by, order_by=order),
+                cents=Window(
+                    Sum("net_cents"), partition_by=by, order_by=order, frame=RowRange(None, 0)
+                ),
+            )
+            .filter(place__in=places)
         )
-        rows = fetch(sql, *players, *places)
+        rows = running.values_list(
+            "match__currency", "place", "match__played_at", "cents"
+        ).order_by("match__currency", "place")
     out: dict[str, list[tuple[datetime, int]]] = {}
-    for currency, place, played_at, cents in rows:
+    # (Places and totals are kept on every result counted, and only those are read.)
+    for currency, place, played_at, cents in cast("Iterable[tuple[str, int, datetime, int]]", rows):
         if place - 1 in shown.get(currency, ()):
             # (A SUM of integers is an integer on SQLite, a numeric on PostgreSQL.)
             out.setdefault(currency, []).append((moment(played_at), int(cents)))
     return out
-
-
-LATEST_NIGHTS_SQL = """
-    SELECT player_id, currency, night_id, net_cents, started FROM {nightsum}
-    WHERE player_id = %s AND currency = %s ORDER BY started DESC, night_id LIMIT %s
-"""
 
 
 class NightSum(models.Model):
@@ -213,8 +147,7 @@ class NightSum(models.Model):
     ) -> dict[tuple[int, str], list[tuple[int, int, datetime]]]:
         """The `most` latest nights of each (player, currency) of `keys`: (night, net, when
         the player began there), the latest first."""
-        sql = LATEST_NIGHTS_SQL.format(**_tables())
-        rows = latest_rows(sql, [(*key, most) for key in keys])
+        rows = latest_rows(statement("LATEST_NIGHTS"), [(*key, most) for key in keys])
         out: dict[tuple[int, str], list[tuple[int, int, datetime]]] = {}
         for player, currency, night, net, started in rows:
             out.setdefault((player, currency), []).append((night, net, moment(started)))
@@ -259,55 +192,27 @@ def _first_counted(results: ResultQuerySet) -> datetime | None:
     return first
 
 
-# Every save reads and writes its players' sums: the statements are written out, as Django's
-# building of them cost more than the rest of a save (its bulk_update builds a CASE of every
-# row for every column).
-
-
 def summed_results(match_id: int) -> list[dict[str, Any]]:
     """The match's stored results: their `SUMMED` columns and their `player_id`."""
-    columns = ["player_id", *SUMMED]
-    sql = f"SELECT {', '.join(columns)} FROM games_result WHERE match_id = %s"
-    return [dict(zip(columns, row, strict=True)) for row in fetch(sql, match_id)]
+    return list(Result.objects.filter(match=match_id).values("player_id", *SUMMED).order_by())
 
 
-def _sums_of(model: type[_Sum], column: str, value: SQLParam, players: Iterable[int]) -> list[_Sum]:
+def _sums_of(model: type[_Sum], column: str, value: object, players: Iterable[int]) -> list[_Sum]:
     """The sums (`ResultSum`, `NightSum`) of these players whose `column` is `value`."""
-    players = sorted(players)
-    if not players:
-        return []
-    marks = ", ".join(["%s"] * len(players))
-    sql = (
-        f"SELECT {column_list(model, 't')} FROM {model._meta.db_table} t "
-        f"WHERE t.{column} = %s AND t.player_id IN ({marks})"
-    )
-    return [loaded(model, row) for row in fetch(sql, value, *players)]
+    return list(model.objects.filter(**{column: value, "player__in": players}).order_by())
 
 
 def _save(model: type[_Sum], rows: list[_Sum], count: str, columns: list[str]) -> None:
-    """Store these sums, a statement a row: those that now count nothing (`count` 0) go."""
+    """Store these sums in one statement, new or not (an insert that updates the stored row of
+    the same key): those that now count nothing (`count` 0) go."""
     gone = [r.pk for r in rows if r.pk and not getattr(r, count)]
     if gone:
         model.objects.filter(pk__in=gone).delete()
-    # (`columns` are the sums' own columns, never a relation: get_field answers a Field.)
-    table = model._meta.db_table
-    fields = [cast("Field[Any, Any]", model._meta.get_field(name)) for name in columns]
-    every = [field for field in model._meta.concrete_fields if not field.primary_key]
-
-    def values(row: _Sum, fields: Sequence[Field[Any, Any]]) -> list[Any]:
-        return [field.get_db_prep_save(getattr(row, field.attname), connection) for field in fields]
-
-    new = [r for r in rows if r.pk is None and getattr(r, count)]
-    kept = [r for r in rows if r.pk and getattr(r, count)]
-    with connection.cursor() as cursor:
-        if new:
-            names, marks = ", ".join(f.column for f in every), ", ".join(["%s"] * len(every))
-            sql = f"INSERT INTO {table} ({names}) VALUES ({marks})"
-            cursor.executemany(sql, [values(r, every) for r in new])
-        if kept:
-            sets = ", ".join(f"{field.column} = %s" for field in fields)
-            sql = f"UPDATE {table} SET {sets} WHERE id = %s"
-            cursor.executemany(sql, [values(r, fields) + [r.pk] for r in kept])
+    kept = [r for r in rows if getattr(r, count)]
+    for row in kept:
+        row.pk = None  # found again by its key, whose conflict makes the insert an update
+    (key,) = (c.fields for c in model._meta.constraints if isinstance(c, models.UniqueConstraint))
+    model.objects.bulk_create(kept, update_conflicts=True, unique_fields=key, update_fields=columns)
 
 
 def move_sums(
