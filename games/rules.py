@@ -943,11 +943,6 @@ def _check_tricks(state: MatchState, hand: Hand, shape: HandShape) -> None:
         )
 
 
-def score_hand(state: MatchState, hand: Hand) -> dict[str, int]:
-    """Each player's change of score for a hand (§4), after checking it."""
-    return play(state, hand)[1].changes
-
-
 def _outcome(
     state: MatchState, hand: Hand, shape: HandShape
 ) -> tuple[dict[str, int], tuple[str, ...], tuple[str, ...]]:

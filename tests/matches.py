@@ -232,3 +232,25 @@ NEW_MATCH = {
     "seat_3": "Dan",
     "dealer": "random",
 }
+
+
+def score_hand(state: MatchState, hand: Hand) -> dict[str, int]:
+    """Each player's change of score for a hand (§4), after checking it."""
+    return rules.play(state, hand)[1].changes
+
+
+def nets_by_night(results) -> list[tuple[str, str, int, int, datetime]]:
+    """(currency, name, night, net, when they began there) of these results (a queryset) over
+    their finished matches played for money, by night, the latest first."""
+    from django.db.models import Min
+
+    from games.models.results import NET, STAKED
+
+    rows = (
+        results.finished()
+        .filter(STAKED)
+        .values_list("match__currency", "player__name", "match__night")
+        .annotate(net=NET, started=Min("match__played_at"))
+        .order_by("-started", "match__night", "player__name")
+    )
+    return list(rows)

@@ -10,7 +10,7 @@ from games import rules
 from games.models import MAX_HANDS, Group, Match
 
 from .conftest import command, make_match, url
-from .matches import EXAMPLE, NEW_MATCH
+from .matches import EXAMPLE, NEW_MATCH, nets_by_night
 
 pytestmark = pytest.mark.django_db
 
@@ -186,7 +186,7 @@ def test_the_largest_amounts_allowed_over_many_matches_sum_exactly(user, setting
     read = [
         *ann.results.money().values(),
         *ann.results.money_by_preset()["standard"].values(),
-        *(net for *_, net, _ in ann.results.nets_by_night()),
+        *(net for *_, net, _ in nets_by_night(ann.results)),
         *(net for _, _, net, _ in ResultSum.objects.filter(player=ann).nets()),
     ]
     assert read == [won] * 4 and all(type(net) is int for net in read)

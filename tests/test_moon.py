@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from games import matchfile, rules
 from games.rules import NO_TRUMP, Hand, RuleError, Stakes
 
-from .matches import EXAMPLE_8, SIX, random_hand, random_match
+from .matches import EXAMPLE_8, SIX, random_hand, random_match, score_hand
 
 ANN, BOB, CAT, DAN, EVE, FAY = SIX
 THREE = (ANN, BOB, CAT)
@@ -107,9 +107,9 @@ def test_every_new_option_is_a_house_rule_on_any_preset(preset):
 def test_a_capped_penalty_stops_at_the_starting_score_and_tricks_are_never_capped():
     state = start(cap_at_start=True, scores={ANN: 23, BOB: 25, CAT: 24})
     set_ = hand("hearts", {ANN: 1, BOB: 0, CAT: 2, DAN: 2}, "hearts", ANN)
-    assert rules.score_hand(state, set_) == {ANN: 2, BOB: 0, CAT: -2, DAN: -2}
+    assert score_hand(state, set_) == {ANN: 2, BOB: 0, CAT: -2, DAN: -2}
     euchred = hand("hearts", {ANN: 3, BOB: 0, CAT: 0, DAN: 2}, "hearts", ANN)
-    assert rules.score_hand(state, euchred) == {ANN: -3, BOB: 0, CAT: 1, DAN: -2}
+    assert score_hand(state, euchred) == {ANN: -3, BOB: 0, CAT: 1, DAN: -2}
     state, result = rules.play(state, set_)
     assert state.sets == {ANN: 1, BOB: 1, CAT: 0, DAN: 0}  # a capped penalty still fell short
 

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from games import rules
 from games.rules import NO_TRUMP, Hand, RuleError, Stakes
 
-from .matches import random_hand, random_match
+from .matches import random_hand, random_match, score_hand
 
 ANN, BOB, CAT, DAN = "Ann", "Bob", "Cat", "Dan"
 FOUR = (ANN, BOB, CAT, DAN)
@@ -30,7 +30,7 @@ def hand(upcard, tricks, trump=None, maker=None, dropped=(), bid=None, **kw):
 
 
 def changes(state, h):
-    return rules.score_hand(state, h)
+    return score_hand(state, h)
 
 
 def rule_error(state, h) -> RuleError:

@@ -28,7 +28,7 @@ from games.models import (
 
 from .conftest import command, make_match
 from .matches import CLUB_HAND as CLUB
-from .matches import random_hand, random_match
+from .matches import nets_by_night, random_hand, random_match
 
 pytestmark = pytest.mark.django_db
 
@@ -412,7 +412,7 @@ def test_a_balance_s_workings_read_only_what_they_show_and_sum_up_the_rest(user)
     balances = group.balances()
     workings = ledger._workings(group, balances, people)
     shown = ledger.WORKINGS_SHOWN
-    nights = Result.objects.filter(match__group=group).nets_by_night()
+    nights = nets_by_night(Result.objects.filter(match__group=group))
     payments = group.payments.select_related("payer", "payee").order_by("-paid_at", "-pk")
     expected: dict = {}
     for s in balances:

@@ -64,18 +64,6 @@ class ResultQuerySet(models.QuerySet["Result"]):
             out.setdefault(preset, {})[currency] = net
         return out
 
-    def nets_by_night(self) -> list[tuple[str, str, int, int, datetime]]:
-        """(currency, name, night, net, when they began there) over the finished matches
-        played for money, by night, the latest first."""
-        rows = (
-            self.finished()
-            .filter(STAKED)
-            .values_list("match__currency", "player__name", "match__night")
-            .annotate(net=NET, started=Min("match__played_at"))
-            .order_by("-started", "match__night", "player__name")
-        )
-        return list(rows)
-
     def money(self) -> dict[str, int]:
         """Net money in cents by currency, over the finished matches played for money."""
         staked = self.finished().filter(STAKED).values_list("match__currency")
