@@ -4,7 +4,6 @@ from collections.abc import Callable
 from typing import IO, cast
 
 from django.conf import settings
-from django.core.exceptions import ObjectDoesNotExist
 from django.core.handlers.wsgi import LimitedStream
 from django.db import DatabaseError, OperationalError
 from django.http import Http404, HttpRequest, HttpResponse
@@ -15,7 +14,7 @@ from django.utils.cache import patch_cache_control
 from django_htmx.http import HttpResponseClientRedirect
 
 from games.access import HtmxRequest
-from games.models import Match
+from games.models import Group, Match
 from games.views.refusals import GONE, cant_save, import_limits, not_found, refuse
 
 logger = logging.getLogger(__name__)
@@ -184,10 +183,13 @@ class DatabaseTroubleMiddleware:
 
 
 class NotFoundInWordsMiddleware:
-    """Whatever a view finds gone answers 404 in words, under DEBUG too: a form sent to a
-    group or match deleted on another phone before the view found it says so (nothing was
-    saved), and a page whose match went while it was drawn (`Match.DoesNotExist` from a
-    query after the first) is not found rather than a 500."""
+    """What a view finds gone answers 404 in words, under DEBUG too: a form sent to a group
+    or a match deleted on another phone before the view found it says so, and a page whose
+    match or group went while it was drawn (`Match.DoesNotExist`, `Group.DoesNotExist` from
+    a query after the first) is not found rather than a 500. Any other `DoesNotExist` is a
+    bug, and stays a 500 with its traceback."""
+
+    GONE = (Match.DoesNotExist, Group.DoesNotExist)
 
     def __init__(self, get_response: Callable[[HttpRequest], HttpResponseBase]) -> None:
         self.get_response = get_response
@@ -196,9 +198,14 @@ class NotFoundInWordsMiddleware:
         return self.get_response(request)
 
     def process_exception(self, request: HttpRequest, exception: Exception) -> HttpResponse | None:
-        if not isinstance(exception, (Http404, ObjectDoesNotExist)):
+        if not isinstance(exception, (Http404, *self.GONE)):
             return None
-        if request.method == "POST":
-            refused: HttpResponse = refuse(request, 404, f"{GONE} Nothing was saved.")
-            return refused
-        return not_found(request, exception)
+        if request.method != "POST":
+            return not_found(request, exception)
+        # A 404 the app words for a person ("This server sends no mail.") says so; Django's and
+        # the access checks' own ("No such page.", "No Group matches …") are for the log.
+        said = str(exception) if isinstance(exception, Http404) else ""
+        refused: HttpResponse = refuse(
+            request, 404, GONE if said.startswith("No ") or not said else said
+        )
+        return refused

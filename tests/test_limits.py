@@ -81,6 +81,29 @@ def test_the_admins_edit_of_stakes_or_rules_past_the_limit_is_refused(user):
         match.full_clean()
 
 
+def test_a_match_kept_from_before_the_limits_can_still_be_edited_but_not_its_stakes(user):
+    match = make_match(user, stakes=rules.Stakes(per_game=2_500, per_point=19_900))
+    # Past today's limit, as a match stored before the limits could be.
+    Match.objects.filter(pk=match.pk).update(per_point_cents=1_000_000)
+    match.refresh_from_db()
+    match.played_at = match.played_at.replace(year=2025)
+    match.full_clean()  # its own stakes are kept
+    match.per_point_cents += 1
+    with pytest.raises(ValidationError, match="the most one loser may owe in a match is"):
+        match.full_clean()
+
+
+def test_the_refusal_stands_by_the_stake_that_costs_most(client_in):
+    # Dirty Clubs counted up: points are capped at the start, but a moon missed is two hands
+    # short: the set's stake is what passes the limit, and the form says so by that field.
+    data = {**NEW_MATCH, "create": "1", "preset": "dirty-clubs-up", "per_game": "0.25"}
+    errors = (
+        client_in.post(url("match_create"), {**data, "per_set": "500.01"}).context["form"].errors
+    )
+    assert list(errors) == ["per_set"] and "Lower the stakes." in errors["per_set"][0], errors
+    assert not Match.objects.exists()
+
+
 def test_a_group_keeps_at_most_so_many_matches(client_in, user, settings, files):
     settings.MAX_GROUP_MATCHES = 2
     first = make_match(user, stakes=rules.Stakes(per_game=100))

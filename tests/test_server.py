@@ -663,6 +663,9 @@ def test_deleting_an_account_offers_the_export_then_removes_all_its_data(
 def test_password_reset_is_offered_only_where_mail_is_configured(client, user, settings):
     assert "Forgot your password?" not in client.get(reverse("login")).content.decode()
     assert client.get(reverse("password_reset")).status_code == 404
+    # A form sent there anyway is told why, in the words the app gave its 404.
+    response = client.post(reverse("password_reset"), {"email": "ann@example.org"})
+    assert response.status_code == 404 and "This server sends no mail." in response.text
     settings.EMAIL_HOST = "mail.example.org"
     settings.ALLOWED_HOSTS = ["cards.example.org"]
     user.email = "ann@example.org"

@@ -1,6 +1,7 @@
 """Pages: full page vs htmx fragment, ownership, invalid input, idempotent saves, query counts."""
 
 import csv
+import html
 import io
 import json
 import re
@@ -2364,3 +2365,12 @@ def test_mine_is_the_next_hand_shows_its_preview_first_then_saves_it_as_the_next
     assert client_in.post(url("hand_create", match.pk), save, **HX).status_code == 200
     hands = Match.objects.get(pk=match.pk).game_hands()
     assert len(hands) == 2 and hands[0] == CLUB and hands[1].maker == "Bob"
+
+
+def test_a_form_sent_to_a_group_gone_meanwhile_is_answered_in_words(client_in):
+    """Before its view finds the group (deleted on another phone): 404 in words, never
+    Django's page, under DEBUG too; a page of it is not found."""
+    sent = client_in.post("/groups/999999/balances/", {"amount": "1.00"})
+    assert sent.status_code == 404
+    assert "no longer here for you" in html.unescape(sent.text) and "X-Problem" in sent.headers
+    assert client_in.get("/groups/999999/balances/").status_code == 404

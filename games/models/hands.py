@@ -195,9 +195,9 @@ class Hand(models.Model):
         keys: Mapping[int, str | None] | None = None,
     ) -> None:
         """Write these (number, hand, verdict) rows, the verdict as `hand_verdict()` gives it,
-        and `keys` ({number: key}) where a phone gave one, in two statements however many
-        there are (the hands, which come back with their ids, then their plays): a thousand
-        hands imported cost no more a hand than one saved."""
+        and `keys` ({number: key}) where a phone gave one: the hands in one insert (which
+        gives back their ids: SQLite 3.35 or later), then their plays in another, each in as
+        few batches as the database takes (SQLite: 999 values a statement)."""
         if not hands:
             return
         rows = Hand.objects.bulk_create(

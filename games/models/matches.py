@@ -412,10 +412,14 @@ class Match(MatchWrites, models.Model):
         )
 
     def clean(self) -> None:
-        """The admin's edit: stakes a loser could owe too much under, a new match in a group
-        that keeps as many as it may, or hands the rules (as edited) refuse."""
+        """The admin's edit: stakes or rules, new or changed, a loser could owe too much under
+        (a match kept from before the limits keeps its own), a new match in a group that keeps
+        as many as it may, or hands the rules (as edited) refuse."""
         try:
-            check_money(self.ruleset(), self.stakes())
+            stored = type(self).objects.filter(pk=self.pk).first() if self.pk else None
+            kept = stored and (stored.preset, stored.options, stored.stakes())
+            if kept != (self.preset, self.options, self.stakes()):
+                check_money(self.ruleset(), self.stakes())
             if self.pk is None:
                 if self.group_id is not None:
                     check_room(type(self).objects.filter(group_id=self.group_id))

@@ -111,8 +111,19 @@ def check_money(ruleset: rules.Ruleset, stakes: rules.Stakes) -> None:
             f"of {MAX_HANDS:,} hands under these rules can reach {points:,} points and "
             f"{short:,} hands fallen short); the most one loser may owe in a match is "
             f"{_whole(limit)}. Lower the stakes.",
-            "per_point" if stakes.per_point else "per_game",
+            _costliest(stakes, points, short),
         )
+
+
+def _costliest(stakes: rules.Stakes, points: int, short: int) -> str:
+    """The stake whose part of the worst a loser could owe is the largest: where a form
+    shows the refusal."""
+    parts = {
+        "per_game": stakes.per_game,
+        "per_point": stakes.per_point * points,
+        "per_set": stakes.per_set * short,
+    }
+    return max(parts, key=lambda name: parts[name])
 
 
 def check_room(matches: QuerySet[Match]) -> None:
