@@ -102,10 +102,17 @@ class CentsField(forms.Field):
         "too_big": rules.STAKE_TOO_BIG,
     }
 
+    def __init__(self, *, max_length: int | None = None, **kwargs: Any) -> None:
+        self.max_length = max_length  # of the text typed, said as "invalid" unless told
+        super().__init__(**kwargs)
+
     def to_python(self, value: object) -> int | None:
         text = "" if value in self.empty_values else str(value).strip()
         if not text:
             return None
+        if self.max_length is not None and len(text) > self.max_length:
+            words = self.error_messages.get("max_length", self.error_messages["invalid"])
+            raise forms.ValidationError(words, code="max_length")
         try:
             cents = rules.parse_money(text)
         except ValueError:

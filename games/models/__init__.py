@@ -33,7 +33,7 @@ from games.models.hands import (
     hand_verdict,
     verdict,
 )
-from games.models.ledger import FormUsed, Payment, PaymentsChanged
+from games.models.ledger import PAYMENT_TOO_BIG, FormUsed, Payment, PaymentsChanged
 from games.models.matches import PRESET_CHOICES, Match, MatchQuerySet, Seat, new_share_token
 from games.models.nights import NIGHT_GAP, Night, SettleUp, payment_key
 from games.models.players import Player
@@ -68,6 +68,7 @@ __all__ = [
     "Night",
     "NightSum",
     "PRESET_CHOICES",
+    "PAYMENT_TOO_BIG",
     "Payment",
     "PaymentsChanged",
     "Play",

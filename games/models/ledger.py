@@ -60,6 +60,9 @@ class PaymentQuerySet(models.QuerySet["Payment"]):
         return list(rows.order_by())
 
 
+PAYMENT_TOO_BIG = f"A payment must be under {(rules.MAX_STAKE_CENTS + 1) // 100:,}."
+
+
 class Payment(models.Model):
     """Money that moved from one player of a group to another: a night's transfer marked
     paid, part of what someone owes, cash at the door. A record: once stored it is changed by
@@ -128,8 +131,7 @@ class Payment(models.Model):
         if cents <= 0:
             raise ValidationError({"amount": "Enter how much was paid: more than 0."})
         if cents > rules.MAX_STAKE_CENTS:  # as much as a stake can be, and no more
-            words = f"{(rules.MAX_STAKE_CENTS + 1) // 100:,}"
-            raise ValidationError({"amount": f"A payment must be under {words}."})
+            raise ValidationError({"amount": PAYMENT_TOO_BIG})
         if payer.group_id != group_id or payee.group_id != group_id:
             raise ValidationError({"payer": "Choose two of the group's players."})
         if payer.pk == payee.pk:

@@ -23,8 +23,9 @@ from django.views.decorators.http import require_http_methods, require_POST
 
 from games import access, rules
 from games.access import SignedInRequest
-from games.forms import choice_field
+from games.forms import CentsField, choice_field
 from games.models import (
+    PAYMENT_TOO_BIG,
     FormUsed,
     Group,
     Match,
@@ -99,10 +100,14 @@ class PaymentForm(forms.Form):
         max_length=rules.NAME_LENGTH,
         error_messages={"required": "Say whom they paid."},
     )
-    amount = forms.CharField(
+    amount = CentsField(
         label="How much",
         max_length=20,
-        error_messages={"required": "Enter how much was paid.", "max_length": AMOUNT_WORDS},
+        error_messages={
+            "required": "Enter how much was paid.",
+            "invalid": AMOUNT_WORDS,
+            "too_big": PAYMENT_TOO_BIG,
+        },
     )
     currency = forms.ChoiceField(label="Currency", required=False)
     version = forms.CharField(max_length=40, widget=forms.HiddenInput, required=False)
@@ -148,12 +153,6 @@ class PaymentForm(forms.Form):
         if not currency:
             raise forms.ValidationError(self.fields["currency"].error_messages["required"])
         return currency
-
-    def clean_amount(self) -> int:
-        try:
-            return rules.parse_money(self.cleaned_data["amount"].strip())
-        except ValueError:
-            raise forms.ValidationError(AMOUNT_WORDS) from None
 
 
 class _Count(TypedDict):
