@@ -56,17 +56,14 @@ def _run_on(match: Match, nets: dict[int, int]) -> None:
     key = (moment(match.played_at), match.pk)
     partitions = [(player, match.currency, match.pk) for player in sorted(nets)]
     last = {row[0]: row[1:] for row in latest_rows(statement("LAST_RUNNING"), partitions)}
-    ahead: list[tuple[int, int, int, int]] = []
     anew: list[int] = []
     for player, net in nets.items():
         place, cents, played_at, pk = last.get(player, (0, 0, None, None))
         if place and (moment(played_at), pk) > key:
             anew.append(player)  # a later match of theirs counts already: it moves up
             continue
-        ahead.append((place + 1, cents + net, match.pk, player))
-    for place, cents, match_id, player in ahead:
-        found = Result.objects.filter(match=match_id, player=player)
-        found.update(running_place=place, running_cents=cents)
+        found = Result.objects.filter(match=match.pk, player=player)
+        found.update(running_place=place + 1, running_cents=cents + net)
     run_totals(anew)
 
 
@@ -107,8 +104,7 @@ def running_money(
     # (Places and totals are kept on every result counted, and only those are read.)
     for currency, place, played_at, cents in cast("Iterable[tuple[str, int, datetime, int]]", rows):
         if place - 1 in shown.get(currency, ()):
-            # (A SUM of integers is an integer on SQLite, a numeric on PostgreSQL.)
-            out.setdefault(currency, []).append((moment(played_at), int(cents)))
+            out.setdefault(currency, []).append((played_at, cents))
     return out
 
 

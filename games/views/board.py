@@ -512,7 +512,7 @@ def gone_in_words(
 ) -> Callable[Concatenate[SignedInRequest, _P], HttpResponse]:
     """A write to a match that is not there, deleted on another phone before the write took
     its lock or while it read the match (under the lock, `Match.DoesNotExist` says the same),
-    is answered in words; a page of it is not found."""
+    is answered in the match's words, which the middleware's for any page gone can't know."""
 
     @wraps(view)
     def wrapped(request: SignedInRequest, /, *args: _P.args, **kwargs: _P.kwargs) -> HttpResponse:
@@ -520,7 +520,7 @@ def gone_in_words(
             return view(request, *args, **kwargs)
         except (Http404, Match.DoesNotExist):
             if request.method != "POST":
-                raise Http404(MATCH_GONE) from None
+                raise  # a page: not found (games.middleware.NotFoundInWordsMiddleware)
             return refuse(request, 404, MATCH_GONE)
 
     return wrapped
