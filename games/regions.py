@@ -8,8 +8,8 @@ version is drawn once: the next request at that version takes it from the shared
 region drawn from it is never older than it, and none drawn for an older version is ever
 found again. The key holds whatever else the drawing depends on (the viewer's role, the page
 of a list, the time zone, ...), the group's id and the moment it was made (ids of a dropped
-database are used again) and a digest of the app's templates and code (a new release draws
-anew).
+database are used again) and a digest of everything that draws a page: the app's Python,
+its templates and its static files (a new release draws anew, whichever of them it changed).
 
 A region that holds a form is drawn with marks where each request puts its own CSRF token.
 """
@@ -35,21 +35,29 @@ SECONDS = 60 * 60 * 24
 CSRF_MARK = "csrf-token-of-the-request-7d1e42b9"
 
 
-def _digest() -> str:
-    """The app's templates and code, in a few letters: what a region looks like."""
-    app = Path(__file__).resolve().parent
-    files = sorted(
-        [*app.glob("*.py"), *app.glob("templatetags/*.py"), *app.glob("templates/**/*.*")]
-        + [*(app.parent / "templates").glob("**/*.*")]
-    )
-    digest = hashlib.sha256()
+# Everything that draws a page: the Python of the app and its settings, the templates, and the
+# static files (whose names, hashed by the manifest, the pages print).
+DRAWN_BY = (
+    "games/**/*.py",
+    "scorekeeper/**/*.py",
+    "games/templates/**/*",
+    "templates/**/*",
+    "static/**/*",
+)
+
+
+def digest(root: Path) -> str:
+    """All that draws a page under `root`, in a few letters: a release that changes any of it
+    draws its regions anew."""
+    files = sorted({path for pattern in DRAWN_BY for path in root.glob(pattern) if path.is_file()})
+    hashed = hashlib.sha256()
     for path in files:
-        digest.update(path.relative_to(app.parent).as_posix().encode())
-        digest.update(path.read_bytes())
-    return digest.hexdigest()[:16]
+        hashed.update(path.relative_to(root).as_posix().encode())
+        hashed.update(path.read_bytes())
+    return hashed.hexdigest()[:16]
 
 
-DIGEST = _digest()
+DIGEST = digest(Path(__file__).resolve().parent.parent)
 
 
 def region(

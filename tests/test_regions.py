@@ -4,6 +4,7 @@ and each request with its own CSRF token."""
 
 import re
 from datetime import timedelta
+from pathlib import Path
 
 import pytest
 from django.contrib.auth import get_user_model
@@ -153,6 +154,35 @@ def test_a_new_release_draws_anew(client_in, user, monkeypatch):
     _, asked = drawn(client_in, reverse("games:home"))
     monkeypatch.setattr(regions, "DIGEST", "another release")
     assert drawn(client_in, reverse("games:home"))[1] == asked
+
+
+@pytest.mark.parametrize(
+    "changed",
+    [
+        "games/views/board.py",
+        "games/models/matches.py",
+        "games/templatetags/games.py",
+        "games/rules.py",
+        "scorekeeper/settings.py",
+        "games/templates/games/match_detail.html",
+        "templates/base.html",
+        "static/css/app.css",
+        "static/js/offline.js",
+    ],
+)
+def test_a_release_that_changes_any_file_that_draws_a_page_changes_the_key(tmp_path, changed):
+    root = Path(regions.__file__).resolve().parent.parent
+    for pattern in regions.DRAWN_BY:
+        for path in root.glob(pattern):
+            if path.is_file():
+                copy = tmp_path / path.relative_to(root)
+                copy.parent.mkdir(parents=True, exist_ok=True)
+                copy.write_bytes(path.read_bytes())
+    before = regions.digest(tmp_path)
+    assert before == regions.DIGEST
+    with (tmp_path / changed).open("a") as file:
+        file.write("\n")
+    assert regions.digest(tmp_path) != before
 
 
 def test_the_admin_s_edit_of_a_player_draws_the_pages_anew(client, client_in, user):
