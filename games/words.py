@@ -34,6 +34,14 @@ def saved_twice(name: str) -> str:
     return f"{name} saved this same hand a moment ago."
 
 
+def key_used(number: int) -> str:
+    """A Save sent again under the key of a hand it stored, with another hand in it."""
+    return (
+        f"This phone already saved hand {number} with other cards and tricks, so this one was "
+        "not saved. If it was played too, save it below as the next hand."
+    )
+
+
 def resent(number: int, now: str) -> str:
     """A hand sent again under the key it was stored with, since changed or undone: never
     stored again."""

@@ -1,8 +1,9 @@
 import io
 import json
 import os
+import re
 import tempfile
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from functools import cache
 from pathlib import Path
 
@@ -96,6 +97,61 @@ def django_db_modify_db_settings(django_db_modify_db_settings_parallel_suffix):
     yield
     for leftover in (name, Path(f"{name}-wal"), Path(f"{name}-shm")):  # Django removes the first
         leftover.unlink(missing_ok=True)
+
+
+# --- Script errors fail a browser test --------------------------------------------------------
+# Every page of every browser context a test opens (its own contexts and browsers included) is
+# watched: an uncaught error, or an error the page writes to its console, fails the test. What a
+# phone with no network logs of its failed requests (the browser's own words for them) is the
+# expected noise of an offline test, not a script's error; so is htmx's own line for a request
+# that found no network (its failed requests' events, which htmx logs as errors).
+SCRIPT_ERRORS: list[str] = []
+NETWORK_NOISE = re.compile(
+    r"^Failed to load resource|net::ERR_(INTERNET_DISCONNECTED|FAILED|NETWORK_CHANGED|ABORTED|"
+    r"CONNECTION_REFUSED|CONNECTION_RESET|EMPTY_RESPONSE|NAME_NOT_RESOLVED)"
+    r"|^htmx:(sendError|afterRequest|timeout|sendAbort), "
+)
+
+
+def _watched(context):
+    def console(message):
+        if message.type == "error" and not NETWORK_NOISE.search(message.text):
+            SCRIPT_ERRORS.append(f"console: {message.text} ({message.location.get('url')})")
+
+    context.on("weberror", lambda error: SCRIPT_ERRORS.append(f"page error: {error.error}"))
+    context.on("console", console)
+    return context
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _every_context_watched():
+    from playwright.sync_api import Browser, BrowserType
+
+    new_context, persistent = Browser.new_context, BrowserType.launch_persistent_context
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(Browser, "new_context", lambda *a, **k: _watched(new_context(*a, **k)))
+        patch.setattr(
+            BrowserType,
+            "launch_persistent_context",
+            lambda *a, **k: _watched(persistent(*a, **k)),
+        )
+        yield
+
+
+@pytest.fixture(autouse=True)
+def _no_script_error(request):
+    """A browser test fails on any script error of any page it opened."""
+    browser = request.getfixturevalue("browser") if _in_browser(request.node) else None
+    SCRIPT_ERRORS.clear()
+    yield
+    if browser is None:
+        return
+    for context in browser.contexts:
+        for page in context.pages:
+            with suppress(Exception):  # a page closed or crashed has nothing more to say
+                page.evaluate("1")  # what the page logged has reached the test
+    errors, SCRIPT_ERRORS[:] = list(SCRIPT_ERRORS), []
+    assert not errors, "script errors:\n" + "\n".join(errors)
 
 
 @pytest.fixture(scope="session")

@@ -2213,6 +2213,38 @@ def test_a_hand_resent_under_its_key_is_answered_as_the_first_and_stored_once(cl
     assert Match.objects.get(pk=match.pk).version == 2
 
 
+def test_a_stored_hand_is_answered_with_its_key_and_only_then(client_in, user):
+    """The outbox lets a hand go only on the server's word that it stored that hand: its key
+    echoed. A refusal, or an answer to a Save with no key, carries none."""
+    match = make_match(user)
+    first = client_in.post(url("hand_create", match.pk), drawn(match, CLUB_POST, key=KEY), **HX)
+    assert first["X-Hand-Key"] == KEY and first["X-Match-Version"] == "1"
+    again = client_in.post(url("hand_create", match.pk), drawn(match, CLUB_POST, key=KEY), **HX)
+    assert again["X-Hand-Key"] == KEY
+    refused = client_in.post(
+        url("hand_create", match.pk), drawn(match, CLUB_POST, number="2", t0="4", key="k2"), **HX
+    )
+    assert "X-Hand-Key" not in refused and "refused" in refused.content.decode()
+    keyless = client_in.post(
+        url("hand_create", match.pk), drawn(match, CLUB_POST, number="2"), **HX
+    )
+    assert keyless.status_code == 200 and "X-Hand-Key" not in keyless
+
+
+def test_a_key_resent_with_another_hand_is_a_conflict_in_words_and_changes_nothing(client_in, user):
+    match = make_match(user)
+    client_in.post(url("hand_create", match.pk), drawn(match, CLUB_POST, key=KEY), **HX)
+    other = drawn(match, CLUB_POST, t0="1", t1="2", key=KEY, number="1")
+    response = client_in.post(url("hand_create", match.pk), other, **HX)
+    html = response.content.decode()
+    assert response.status_code == 409 and "X-Hand-Key" not in response
+    assert "This phone already saved hand 1 with other cards and tricks" in html
+    assert Match.objects.get(pk=match.pk).game_hands() == [CLUB]
+    assert Match.objects.get(pk=match.pk).version == 1
+    plain = client_in.post(url("hand_create", match.pk), other)  # no JavaScript: the same words
+    assert plain.status_code == 409 and "already saved hand 1" in plain.content.decode()
+
+
 def test_a_resend_of_a_key_whose_hand_was_undone_is_never_stored_again(client_in, user):
     match = make_match(user)
     sent = drawn(match, CLUB_POST, key=KEY)

@@ -30,7 +30,7 @@ from django_htmx.http import (
     retarget,
 )
 
-from games import access, regions, rules, words
+from games import access, matchfile, regions, rules, words
 from games.access import HtmxRequest, SignedInRequest
 from games.forms import HandForm, WriteForm, read_key
 from games.models import (
@@ -341,8 +341,10 @@ def _stale_board(
     tail: str = "",
     whole: bool = False,
     mine: tuple[rules.MatchState, rules.Hand] | None = None,
+    why: str | None = None,
 ) -> HttpResponse:
-    """409: the board as it is now, what changed, and what the player entered, kept.
+    """409: the board as it is now, what changed (or `why` it was not stored), and what the
+    player entered, kept.
 
     Where another hand was stored under the number of the one entered (`mine`: the match
     it was entered in, and the hand), the two are shown side by side (`_conflict`): keep
@@ -354,7 +356,7 @@ def _stale_board(
         request, access.get_match(request, pk), lambda m: m.replay_latest(HISTORY_SHOWN)
     )
     state = replayed[0]
-    notice = _what_changed(request, match, before, state.hands) + tail
+    notice = why or _what_changed(request, match, before, state.hands) + tail
     form = conflict = None
     if mine is not None and entry is not None and not state.finished:
         conflict = _conflict(request, match, state, mine, entry)
@@ -536,6 +538,8 @@ def hand_create(request: SignedInRequest, pk: int) -> HttpResponse:
     key = read_key(request.POST)
     earlier = match.saved_under(key) if key else None
     if earlier is not None:  # sent again (its answer lost, an outbox): answered, not stored
+        if _other_than_saved(match, earlier, request.POST):
+            return _key_used(request, match, earlier)
         return _saved(request, match, earlier, key)
     before = None if number is None else match.state_before(number)
     if number is None or before is None:
@@ -562,6 +566,22 @@ def hand_create(request: SignedInRequest, pk: int) -> HttpResponse:
     return _board(request, match, form)
 
 
+def _other_than_saved(match: Match, earlier: Earlier, data: QueryDict) -> bool:
+    """Whether a Save sent again under the key its hand was stored with holds another hand
+    than the one that key stored (other tricks, another maker)."""
+    before = match.state_before(earlier.number)
+    if before is None or earlier.change is None:
+        return True
+    form = HandForm(before[0], data)
+    return not form.is_valid() or matchfile.dump_hand(form.hand) != earlier.change.after
+
+
+def _key_used(request: SignedInRequest, match: Match, earlier: Earlier) -> HttpResponse:
+    """409, as a payment form sent again with other content is: nothing stored, the board as
+    it is, why in words, and what was sent kept in the form."""
+    return _stale_board(request, match.pk, None, request.POST, why=words.key_used(earlier.number))
+
+
 def _saved(
     request: SignedInRequest,
     match: Match,
@@ -576,7 +596,10 @@ def _saved(
         if notice:
             messages.info(request, notice)
         return redirect(match)
-    return _board(request, match, notice=notice or None, replayed=replayed)
+    response = _board(request, match, notice=notice or None, replayed=replayed)
+    if key:  # the outbox's word that the hand it sent under `key` is stored
+        response["X-Hand-Key"] = key
+    return response
 
 
 def _told(request: SignedInRequest, earlier: Earlier, key: str | None) -> str:
