@@ -53,7 +53,7 @@ def test_five_hands_entered_offline_are_kept_and_stored_once_in_order(
     expect(page.get_by_role("button", name="Undo hand 1")).to_be_visible()
     page.wait_for_function(
         """async () => {
-            const copy = await caches.match(location.pathname, {cacheName: "boards-v1"});
+            const copy = await caches.match(location.pathname, {cacheName: "boards-" + document.querySelector("meta[name=account]").content});
             const html = copy ? await copy.text() : "";
             return html.includes("Undo hand 1") && html.includes('id="hand-form"')
                 && Boolean(await caches.match(document.querySelector("[src*='rules.js']").src));
@@ -71,7 +71,7 @@ def test_five_hands_entered_offline_are_kept_and_stored_once_in_order(
     enter_hand(page, "clubs", tricks={"Cat": 2, "Ann": 2})
     waiting(page, 3)
     expect(page.locator(".outbox-hands .hand-row")).to_have_count(3)
-    expect(page.locator(".outbox-hands .hand-row").first).to_contain_text("not saved yet")
+    expect(page.locator(".outbox-hands .hand-row").first).to_contain_text("kept on this phone")
     kept = points(page)
 
     # The phone reloads the board with no network: the hands are still there.

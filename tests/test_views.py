@@ -1945,9 +1945,9 @@ def test_the_service_worker_is_served_from_the_root_to_anyone(client):
     assert response["Cache-Control"] == "no-cache"
     body = response.content.decode()
     # Writes always go to the network; what it shows offline is the board copy, never a form.
-    assert 'request.method !== "GET"' in body and 'const BOARDS = "boards-v1"' in body
+    assert 'request.method !== "GET"' in body and "cacheName: `boards-${account}`" in body
     app_js = (django_settings.BASE_DIR / "static/js/app.js").read_text()
-    assert 'const BOARDS = "boards-v1"' in app_js
+    assert "const BOARDS = `boards-${ACCOUNT}`" in app_js
 
 
 def test_every_page_names_the_manifest_and_the_service_worker(client_in, user):

@@ -192,8 +192,22 @@ document.addEventListener("htmx:afterSwap", () => {
 // leave everything tapped where it is, so that tapping again (the same tile, or Save) resends.
 let unsent = false; // the last check of the hand form never got its answer
 
+// The page's alert line (a board's copy kept from an older release may have none).
+function problemLine() {
+  let box = document.getElementById("connection-problem");
+  if (!box) {
+    box = document.createElement("div");
+    box.id = "connection-problem";
+    box.className = "problem";
+    box.setAttribute("role", "alert");
+    box.hidden = true;
+    document.querySelector("main")?.before(box);
+  }
+  return box;
+}
+
 function showProblem(text) {
-  const box = document.getElementById("connection-problem");
+  const box = problemLine();
   box.textContent = text;
   box.hidden = false;
 }
@@ -211,7 +225,7 @@ document.addEventListener("htmx:responseError", (event) => {
 document.addEventListener("htmx:afterRequest", (event) => {
   if (!event.detail.successful) return;
   unsent = false;
-  document.getElementById("connection-problem").hidden = true;
+  problemLine().hidden = true;
 });
 
 // Tapping a tile that is already chosen changes nothing, so the browser sends nothing: after a
@@ -232,7 +246,8 @@ document.addEventListener("click", (event) => {
 // A message ("Hand 2 changed…") belongs to the page it came with: once the board changes,
 // it is old news.
 document.addEventListener("htmx:afterSwap", (event) => {
-  if (event.detail.target.id === "board") {
+  // (A swap made by a script, htmx.swap, names no target: the board is the element swapped.)
+  if ((event.detail.target ?? event.target)?.id === "board") {
     document.querySelectorAll(".messages").forEach((messages) => messages.remove());
   }
 });
@@ -266,14 +281,21 @@ document.addEventListener("htmx:afterSettle", keepAwake);
 // and are left out; so is a board showing hands not yet saved (the copy is the server's board).
 // The service worker (/sw.js) shows that copy when the network is gone. Browsers allow both
 // only on HTTPS and localhost; on a plain http LAN address this stays off.
-const BOARDS = "boards-v1"; // the same names as in the service worker
+// A board belongs to the account that drew it: each account's copies are kept apart, and the
+// service worker serves only those of the account this phone last saw signed in (the page
+// tells it, below), never another's.
+const ACCOUNT = document.querySelector("meta[name=account]")?.content || "";
+const BOARDS = `boards-${ACCOUNT}`; // the same names as in the service worker
 const FILES = "files-v1";
 
 function keepBoardCopy() {
-  if (!window.isSecureContext || !("caches" in window) || document.documentElement.dataset.offline) return;
+  if (!window.isSecureContext || !("caches" in window) || document.documentElement.dataset.offline || !ACCOUNT) return;
   if (!document.getElementById("board") || document.documentElement.hasAttribute("data-provisional")) return;
   const copy = document.documentElement.cloneNode(true);
-  copy.querySelectorAll("#connection-problem, .messages, .notice, .saved-elsewhere").forEach((el) => el.remove());
+  copy.querySelectorAll(".messages, .notice, .saved-elsewhere").forEach((el) => el.remove());
+  const problem = copy.querySelector("#connection-problem");
+  problem?.replaceChildren();
+  problem?.setAttribute("hidden", "");
   copy.querySelectorAll("#hand-form input:checked").forEach((input) => input.removeAttribute("checked"));
   // When it was seen, put in words only if it is ever shown: a phone's first clock time in
   // words loads its locale's data, a long pause on a slow phone at every board's first load.
@@ -297,12 +319,7 @@ function showOfflineCopy() {
   const stamp = document.documentElement.dataset.offline;
   // (A copy kept before it held the time itself.)
   const seen = Number.isNaN(Number(stamp)) ? stamp : new Date(Number(stamp)).toLocaleTimeString([], { hour: "numeric", minute: "2-digit" });
-  const box = document.getElementById("connection-problem") || document.createElement("div");
-  box.id = "connection-problem";
-  box.className = "problem";
-  box.setAttribute("role", "alert");
-  box.textContent = `No connection: this is the board as it was at ${seen}. Nothing can be entered until the score keeper can be reached again.`;
-  document.querySelector("main")?.before(box);
+  showProblem(`No connection: this is the board as it was at ${seen}. Nothing can be entered until the score keeper can be reached again.`);
   window.addEventListener("online", () => location.reload());
 }
 
@@ -310,6 +327,11 @@ const serviceWorker = document.querySelector("meta[name=service-worker]")?.conte
 if (document.documentElement.dataset.offline) {
   showOfflineCopy();
 } else {
+  // Whose boards the service worker may show on this phone: the account signed in now (none
+  // on a page drawn for nobody, the log-in page).
+  if (window.isSecureContext && "caches" in window) {
+    caches.open("account").then((cache) => cache.put("/account", new Response(ACCOUNT))).catch(() => {});
+  }
   keepAwake();
   // The copy waits for a quiet moment: the board shows and answers taps first.
   if ("requestIdleCallback" in window) requestIdleCallback(keepBoardCopy, { timeout: 2000 });
@@ -328,9 +350,25 @@ document.addEventListener("submit", (event) => {
 const linked = location.hash && document.getElementById(location.hash.slice(1));
 if (linked instanceof HTMLDetailsElement) linked.open = true;
 
-// Log out: forget the boards kept on this phone.
-document.addEventListener("submit", (event) => {
-  if (event.target.matches("form[data-logout]") && "caches" in window) caches.delete(BOARDS);
+// Log out: hands kept on this phone and not yet sent are never sent under another account, so
+// the log-out asks before it throws them away (the form says the words); then this account's
+// boards are forgotten with them.
+document.addEventListener("submit", async (event) => {
+  const form = event.target;
+  if (!form.matches("form[data-logout]") || form.dataset.asked) return;
+  event.preventDefault();
+  const outbox = globalThis.BuckOutbox;
+  try {
+    const n = outbox ? await outbox.count() : 0;
+    const question = (n === 1 ? form.dataset.keptOne : form.dataset.kept)?.replace("{n}", String(n));
+    if (n && !window.confirm(question)) return;
+    await outbox?.forget();
+    if ("caches" in window) await caches.delete(BOARDS);
+  } catch {
+    // Nothing kept could be read: nothing is sent under another account all the same.
+  }
+  form.dataset.asked = "1";
+  form.submit();
 });
 
 // New match: the first-dealer choices follow the names as they are typed.

@@ -1,15 +1,16 @@
-// The board keeps going without a connection (issue 35). Two parts:
+// The board answers on the phone, with a connection or without (issues 35 and 40). Two parts:
 //
 // 1. A tap in the hand form is answered here, from the rules' twin (static/js/rules.js,
 //    globalThis.BuckRules) and the match's state the page carries (#twin-data, drawn by the
 //    twin_data template tag with every sentence the form may show): no round trip. The form
 //    already holds every question a hand could ask; this shows, hides and greys them, fills in
-//    the rows the others fix (HandShape.fill_in) and the preview's numbers. Save still goes to
-//    the server, which judges the hand and answers as it always has (200 / 409 / words).
-// 2. A Save that can't reach the server goes into an outbox on the phone (IndexedDB) and the
-//    board moves on with provisional scores; the outbox is sent, in order, once it can be.
+//    the rows the others fix (HandShape.fill_in) and the preview's numbers.
+// 2. A Save puts the hand in the outbox on the phone (static/js/outbox.js) and the board moves
+//    on at once with provisional scores; the outbox is sent, in order, and the server still
+//    judges each hand and answers as it always has (stored / 409 / words).
 //
-// Without this file (or without BuckRules) the form asks the server after each tap, as before.
+// Without this file (or without BuckRules) the form asks the server after each tap, and a Save
+// is sent as the form is drawn, as without JavaScript.
 "use strict";
 
 (function () {
@@ -274,54 +275,29 @@
   });
 
   // --- 2. The outbox ---------------------------------------------------------------------------
-  // One record a match in IndexedDB (localStorage where it fails), keyed by the match's id:
-  // {version, base: the match's state at that version, hands: [{key, fields, hand}]}, the hands
-  // in the order they were played. `outbox` holds the records as last read or written.
-  const outbox = new Map();
-  const TIMEOUT = 8000; // a Save or a send that has no answer by then is kept for later
+  // Every Save of a new hand goes through here, online or not: the hand is kept on the phone
+  // (static/js/outbox.js, under the account signed in), joins the board at once with the
+  // scores and the next dealer as the phone's rules see them, marked "sending", and the form is
+  // ready for the next hand; the hands kept are then sent, in order, one at a time. Only the
+  // server's word that it stored a hand (its key echoed, X-Hand-Key) lets that hand go:
+  // anything else keeps it and says why. One state, here:
+  const box_ = globalThis.BuckOutbox;
+  const TIMEOUT = 8000; // a send that has no answer by then is tried again later
   const NO_PROXY = [502, 503, 504]; // a proxy's answer: the score keeper was not reached
+  const outbox = new Map(); // match -> its record as last read or written: {version, base, hands, stopped}
   let editing = null; // the index of the kept hand back in the form, or null
   let sending = false;
-  let line = null; // the connection's line: "offline", "sending", "saved" or null
-  let pendingSave = null; // what the Save on its way holds, kept if it can't be delivered
+  let line = null; // the connection's line: "offline", "sending", "saved", "signin", "problem" or null
+  let rebase = false; // after a conflict: the outbox goes on from the board the server sends next
 
-  let database = null;
-  function db() {
-    database ??= new Promise((resolve, reject) => {
-      const open = indexedDB.open("buck-euchre", 1);
-      open.onupgradeneeded = () => open.result.createObjectStore("outbox");
-      open.onsuccess = () => resolve(open.result);
-      open.onerror = () => reject(open.error);
-    });
-    return database;
-  }
-  async function idb(mode, run) {
-    const store = (await db()).transaction("outbox", mode).objectStore("outbox");
-    return new Promise((resolve, reject) => {
-      const request = run(store);
-      request.onsuccess = () => resolve(request.result);
-      request.onerror = () => reject(request.error);
-    });
-  }
   async function load(match) {
-    let record = null;
-    try {
-      record = (await idb("readonly", (store) => store.get(String(match)))) || null;
-    } catch {
-      record = JSON.parse(localStorage.getItem(`outbox-${match}`) || "null");
-    }
+    const record = await box_.load(match);
     outbox.set(match, record);
     return record;
   }
   async function store(match, record) {
-    const empty = !record?.hands.length;
-    outbox.set(match, empty ? null : record);
-    try {
-      await idb("readwrite", (s) => (empty ? s.delete(String(match)) : s.put(record, String(match))));
-    } catch {
-      if (empty) localStorage.removeItem(`outbox-${match}`);
-      else localStorage.setItem(`outbox-${match}`, JSON.stringify(record));
-    }
+    await box_.store(match, record); // first on the phone; only then in what the page shows
+    outbox.set(match, record?.hands.length ? record : null);
   }
 
   function box() {
@@ -332,12 +308,6 @@
     // conflict or the preview of "Mine is the next hand".
     const conflict = document.querySelector("#board #conflict");
     return Number(box()?.dataset.match || conflict?.dataset.match || pageData(handForm())?.match) || null;
-  }
-  function newKey() {
-    if (globalThis.crypto?.randomUUID) return crypto.randomUUID();
-    const bytes = new Uint8Array(16);
-    (globalThis.crypto || window.msCrypto).getRandomValues(bytes);
-    return [...bytes].map((b) => b.toString(16).padStart(2, "0")).join("");
   }
 
   // The match as the form must see it: after every kept hand, or before the one back in it.
@@ -355,91 +325,112 @@
   function entry(form) {
     const hand = answer(form);
     if (!hand) return null;
-    const fields = [...new FormData(form)].filter(([name]) => !["csrfmiddlewaretoken", "refresh", "number", "version"].includes(name));
+    const fields = [...new FormData(form)].filter(([name]) => !["csrfmiddlewaretoken", "refresh", "number", "version", "key"].includes(name));
     return { key: newKey(), fields, hand };
   }
+  function newKey() {
+    // (crypto.randomUUID exists only on HTTPS: a phone on a plain http address has none.)
+    const bytes = crypto.getRandomValues(new Uint8Array(16));
+    return [...bytes].map((b) => b.toString(16).padStart(2, "0")).join("");
+  }
 
-  async function keep(form, kept) {
-    const match = matchId();
+  // Words in the place of the preview, as a refused Save shows them (an alert): what is still
+  // missing, or why the hand was not kept. The hand stays in the form.
+  function refuse(form, text) {
+    form.querySelector("#refused")?.remove();
+    const said = document.createElement("div");
+    said.id = "refused";
+    said.className = "refused";
+    said.setAttribute("role", "alert");
+    said.tabIndex = -1;
+    const p = document.createElement("p");
+    p.className = "error";
+    p.textContent = text;
+    said.append(p);
+    const status = form.querySelector(".status");
+    status?.before(said);
+    show(status, false);
+    said.focus({ preventScroll: true });
+    said.scrollIntoView({ block: "center" });
+  }
+
+  // A Save of a new hand. Whatever goes wrong between the tap and the phone's storage, the
+  // hand is kept, or the page says in words that it was not, with the hand still in the form.
+  async function save(form) {
+    const words = pageData(form)?.words;
+    try {
+      const match = matchId();
+      const kept = entry(form);
+      if (!kept) {
+        refuse(form, form.querySelector(".status .hint")?.textContent || words.outbox.incomplete);
+        return;
+      }
+      const record = outbox.get(match);
+      if (record?.stopped === "conflict") {
+        // "Mine is the next hand", seen in its preview and saved: it takes the place of the
+        // kept hand whose number another phone took, and the outbox goes on from the server's
+        // board, in order.
+        await store(match, { ...record, hands: [kept, ...record.hands.slice(1)] });
+        await resume(match, outbox.get(match));
+        return;
+      }
+      await keep(form, match, kept);
+    } catch (error) {
+      refuse(form, format(words?.outbox.not_kept ?? "This hand was not kept ({why}). It is still here: tap Save again.", { why: error?.message || error }));
+    }
+  }
+  window.addEventListener(
+    "click",
+    (event) => {
+      const button = event.target.closest?.("#hand-form button.save");
+      // (A saved hand's edit, "Save changes to hand 5", is saved as it is drawn: online.)
+      if (!button || button.getAttribute("hx-target") !== "#board" || !pageData(button.form)) return;
+      event.preventDefault();
+      event.stopPropagation(); // nothing else sends it
+      save(button.form);
+    },
+    true,
+  );
+
+  async function keep(form, match, kept) {
     let record = outbox.get(match);
     if (record?.hands.length && editing !== null) {
-      record.hands[editing] = kept;
-      record.stopped = null;
+      record = { ...record, hands: record.hands.map((h, i) => (i === editing ? kept : h)), stopped: null };
+    } else if (record?.hands.length) {
+      record = { ...record, hands: [...record.hands, kept] };
     } else {
-      if (!record?.hands.length) {
-        const data = pageData(form);
-        record = { version: Number(form.querySelector("[name=version]").value), base: data.state, hands: [] };
-      }
-      record.hands.push(kept);
+      record = { version: Number(form.querySelector("[name=version]").value), base: pageData(form).state, hands: [kept] };
     }
+    await store(match, record); // throws if the phone can keep nothing: the hand stays in the form
     editing = null;
-    await store(match, record);
     navigator.storage?.persist?.().catch(() => {});
     clearForm(form);
+    if (navigator.onLine && line !== "signin" && line !== "problem") line = "sending";
     draw();
     answer(form);
     window.scrollTo(0, 0);
     send();
   }
 
-  // A Save: while hands wait, it waits behind them; otherwise it goes, and is kept if it can't.
+  // While hands wait, a board's poll waits behind them: the board shows the kept hands.
   window.addEventListener(
     "htmx:beforeRequest",
     (event) => {
-      const elt = event.detail.elt;
       const match = matchId();
-      if (match && elt.matches?.("[data-poll]") && outbox.get(match)?.hands.length) {
-        event.preventDefault(); // the board shows the kept hands until they are sent
-        event.stopPropagation();
-        return;
-      }
-      if (!match || !elt.matches?.("#hand-form button.save")) return;
-      const kept = entry(elt.form);
-      if (!kept) return; // not yet a whole hand: the server says what is missing
-      const record = outbox.get(match);
-      if (record?.stopped === "conflict") {
-        // "Mine is the next hand", seen in its preview and saved: it takes the place of the
-        // kept hand whose number another phone took, and the outbox goes on from the server's
-        // board, in order.
+      if (match && event.detail.elt.matches?.("[data-poll]") && outbox.get(match)?.hands.length) {
         event.preventDefault();
         event.stopPropagation();
-        record.hands[0] = kept;
-        resume(match, record);
-        return;
-      }
-      if (outbox.get(match)?.hands.length || editing !== null) {
-        event.preventDefault();
-        event.stopPropagation();
-        keep(elt.form, kept);
-      } else {
-        pendingSave = { form: elt.form, kept, xhr: event.detail.xhr };
       }
     },
     true,
   );
-  function undelivered(event) {
-    const saved = pendingSave;
-    if (!saved || event.detail.xhr !== saved.xhr) return;
-    const status = event.detail.xhr.status;
-    if (event.type === "htmx:responseError" && !(NO_PROXY.includes(status) && !event.detail.xhr.getResponseHeader("X-Problem"))) return;
-    pendingSave = null;
-    line = "offline";
-    document.getElementById("connection-problem").hidden = true;
-    keep(saved.form, saved.kept);
-  }
-  for (const name of ["htmx:sendError", "htmx:timeout", "htmx:responseError"]) document.addEventListener(name, undelivered);
   // A board's poll that finds no network is the quiet line, not an alert: nothing was tapped.
   document.addEventListener("htmx:sendError", (event) => {
     if (!matchId() || !event.detail.elt.matches?.("[data-poll]")) return;
-    document.getElementById("connection-problem").hidden = true;
+    const problem = document.getElementById("connection-problem");
+    if (problem) problem.hidden = true;
     line = "offline";
     draw();
-  });
-  document.addEventListener("htmx:afterRequest", (event) => {
-    if (pendingSave && event.detail.xhr === pendingSave.xhr && event.detail.successful) pendingSave = null;
-  });
-  document.addEventListener("htmx:configRequest", (event) => {
-    if (event.detail.elt.matches?.("#hand-form button.save")) event.detail.timeout = TIMEOUT;
   });
 
   function csrf() {
@@ -470,8 +461,8 @@
     htmx.swap("#board", html, { swapStyle: "outerHTML" });
   }
 
-  // A send that found no network while the phone says it is online (the `online` event comes
-  // before the network answers, a proxy's 502) tries again, less and less often.
+  // A send that did not get the server's word (no network while the phone says it is online,
+  // a proxy's 502, an answer of another kind) tries again, less and less often.
   let pause = 1000;
   let retrying = null;
   function retry() {
@@ -483,12 +474,18 @@
     pause = Math.min(pause * 2, 30000);
   }
 
+  // The session is over (a log-out elsewhere, a password changed, it expired): the answer
+  // sends the phone to the log-in page.
+  function signedOut(response) {
+    const to = response.headers.get("HX-Redirect") || (response.redirected ? response.url : "");
+    return to.includes("/accounts/login") || response.status === 401;
+  }
+
   // Send the kept hands, in order, one at a time, each as the Save it was, with its key.
   async function send() {
     const match = matchId();
-    if (!match || sending) return;
-    const saveUrl = box().dataset.saveUrl;
-    const boardUrl = box().dataset.boardUrl;
+    if (!match || sending || !box()) return;
+    const { saveUrl, boardUrl } = box().dataset;
     let record = outbox.get(match);
     if (!record?.hands.length || record.stopped || editing !== null) return;
     sending = true;
@@ -516,34 +513,43 @@
           retry();
           break;
         }
-        pause = 1000;
+        if (signedOut(response)) {
+          line = "signin";
+          break;
+        }
         const html = await response.text();
+        if (response.ok && response.headers.get("X-Hand-Key") === kept.key) {
+          // Stored: the hand leaves the phone.
+          pause = 1000;
+          const version = Number(response.headers.get("X-Match-Version"));
+          record = { ...record, version, base: R.play(record.base, kept.hand).state, hands: record.hands.slice(1) };
+          await store(match, record);
+          sent = true;
+          draw();
+          continue;
+        }
         const page = new DOMParser().parseFromString(html, "text/html");
         if (response.status === 409 || (response.ok && page.querySelector("#refused"))) {
           // Another phone saved this hand's number meanwhile, or the server refuses it in
           // words: its answer is shown, the hand back in the form, the later ones waiting.
-          record.stopped = response.status === 409 ? "conflict" : "refused";
+          pause = 1000;
+          record = { ...record, stopped: response.status === 409 ? "conflict" : "refused" };
           editing = 0;
           line = null;
           swapBoard(html);
           const data = pageData(handForm());
-          if (data) {
-            record.base = data.state;
-            record.version = Number(handForm().querySelector("[name=version]").value);
-          }
+          if (data) record = { ...record, base: data.state, version: Number(handForm().querySelector("[name=version]").value) };
           await store(match, record);
           break;
         }
-        if (!response.ok) {
-          line = null;
-          break;
-        }
-        const version = response.headers.get("X-Match-Version") ?? page.querySelector("[name=version]")?.value;
-        record = { ...record, version: Number(version), base: R.play(record.base, kept.hand).state, hands: record.hands.slice(1) };
-        await store(match, record);
-        sent = true;
-        draw();
+        // Any other answer (a refusal of the request itself, an error): the hand stays.
+        line = "problem";
+        retry();
+        break;
       }
+    } catch {
+      line = "problem"; // the phone could not write down what was sent: it is sent again
+      retry();
     } finally {
       sending = false;
     }
@@ -560,12 +566,10 @@
   // side by side. "Keep theirs" throws this phone's away (the tap says so); "Mine is the next
   // hand", once saved from its preview, takes its place. Either way the outbox goes on from
   // the server's board (`rebase`): the hands after it are sent after the stored ones.
-  let rebase = false;
   async function resume(match, record) {
-    record.stopped = null;
     editing = null;
     rebase = true;
-    await store(match, record);
+    await store(match, { ...record, stopped: null });
     htmx.ajax("GET", box()?.dataset.boardUrl ?? location.pathname, { target: "#board", swap: "outerHTML" });
   }
   document.addEventListener(
@@ -575,8 +579,7 @@
       const record = outbox.get(match);
       if (record?.stopped !== "conflict" || !event.target.closest?.("#conflict .keep-theirs")) return;
       event.preventDefault();
-      record.hands.shift();
-      resume(match, record);
+      resume(match, { ...record, hands: record.hands.slice(1) });
     },
     true,
   );
@@ -598,15 +601,21 @@
 
     const stateLine = offline.querySelector(".connection-state");
     const n = hands.length;
-    let text = "";
-    if (line === "sending" && n) text = format(n === 1 ? words.outbox.sending_one : words.outbox.sending, { n });
-    else if (line === "saved" && !n) text = words.outbox.saved;
-    else if ((line === "offline" || !navigator.onLine) && (n || !navigator.onLine)) text = words.outbox.offline;
-    stateLine.textContent = text;
-    stateLine.hidden = !text;
+    const many = (one, more) => format(n === 1 ? one : more, { n });
+    stateLine.replaceChildren();
+    if (line === "signin" && n) {
+      const link = document.createElement("a");
+      link.href = `${offline.dataset.loginUrl}?next=${encodeURIComponent(location.pathname)}`;
+      link.textContent = many(words.outbox.signin_one, words.outbox.signin);
+      stateLine.append(link);
+    } else if (line === "problem" && n) stateLine.textContent = many(words.outbox.problem_one, words.outbox.problem);
+    else if (line === "sending" && n) stateLine.textContent = many(words.outbox.sending_one, words.outbox.sending);
+    else if (line === "saved" && !n) stateLine.textContent = words.outbox.saved;
+    else if ((line === "offline" || !navigator.onLine) && (n || !navigator.onLine)) stateLine.textContent = words.outbox.offline;
+    stateLine.hidden = !stateLine.textContent;
     const count = offline.querySelector(".outbox");
     count.hidden = !n;
-    offline.querySelector(".outbox-count").textContent = n ? format(n === 1 ? words.outbox.waiting_one : words.outbox.waiting, { n }) : "";
+    offline.querySelector(".outbox-count").textContent = n ? many(words.outbox.waiting_one, words.outbox.waiting) : "";
 
     // The hands kept, newest first, above those saved.
     const list = document.querySelector("#board .outbox-hands");
@@ -614,11 +623,13 @@
       list.replaceChildren();
       list.hidden = !n;
       const row = offline.querySelector("template.outbox-row");
+      const mark = line === "sending" ? words.outbox.mark_sending : words.outbox.mark_kept;
       played.results.forEach((result, i) => {
         const item = row.content.firstElementChild.cloneNode(true);
         item.dataset.index = String(i);
         item.querySelector(".number").textContent = `${result.number}.`;
         item.querySelector(".who-dealt").textContent = result.dealer;
+        item.querySelector(".mark").textContent = mark;
         item.querySelectorAll(".cell").forEach((cell, seat) => {
           const player = data.state.players[seat];
           const change = cell.querySelector(".change");
@@ -673,7 +684,7 @@
     const match = matchId();
     if (event.target.matches?.(".send-now")) {
       const record = outbox.get(match);
-      if (record) record.stopped = null;
+      if (record) outbox.set(match, { ...record, stopped: null });
       editing = null;
       send();
       return;
@@ -695,13 +706,11 @@
     } else if (event.target.matches(".throw-away")) {
       const question = format(pageData(form).words.outbox.confirm_throw_away, { n: record.base.hands + index + 1 });
       if (!window.confirm(question)) return;
-      record.hands.splice(index, 1);
       if (editing === index) {
         editing = null;
         clearForm(form);
       } else if (editing !== null && editing > index) editing -= 1;
-      record.stopped = null;
-      await store(match, record);
+      await store(match, { ...record, hands: record.hands.filter((_, i) => i !== index), stopped: null });
       draw();
       answer(form);
     }
@@ -722,9 +731,8 @@
       const fresh = handForm();
       if (rebase && kept && fresh) {
         rebase = false;
-        kept.base = pageData(fresh).state;
-        kept.version = Number(fresh.querySelector("[name=version]").value);
-        store(matchId(), kept).then(send);
+        const version = Number(fresh.querySelector("[name=version]").value);
+        store(matchId(), { ...kept, base: pageData(fresh).state, version }).then(send);
       }
       draw();
       const form = handForm();
@@ -748,6 +756,4 @@
   // A page restored with taps on it (a reload keeps what was checked): drawn for those taps.
   const first = handForm();
   if (first && !first.querySelector("#refused")) answer(first);
-
-  globalThis.BuckOffline = { answer, twinData, handForm, signed, format };
 })();

@@ -3,8 +3,10 @@
 // styles and scripts last fetched (the rules' twin among them), so that a table goes on
 // entering hands: static/js/offline.js keeps them on the phone until they can be sent.
 // Writes (POST) always go to the network, and fail there when it is gone.
-const BOARDS = "boards-v1"; // written by static/js/app.js
+// Each account's boards apart ("boards-" and the account, written by static/js/app.js), and
+// the account this phone last saw signed in ("account"): a board is shown only to its own.
 const FILES = "files-v1";
+const ACCOUNT = "account";
 const STATIC_URL = "{% get_static_prefix %}";
 const OFFLINE = `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
@@ -16,11 +18,12 @@ Check the Wi-Fi and try again.</p></main></body></html>`;
 self.addEventListener("install", () => self.skipWaiting());
 
 self.addEventListener("activate", (event) => {
-  const kept = [BOARDS, FILES];
+  // (The boards of "boards-v1", an older release's, were kept for whoever was signed in.)
+  const kept = (name) => [FILES, ACCOUNT].includes(name) || (name.startsWith("boards-") && name !== "boards-v1");
   event.waitUntil(
     caches
       .keys()
-      .then((names) => Promise.all(names.filter((n) => !kept.includes(n)).map((n) => caches.delete(n))))
+      .then((names) => Promise.all(names.filter((n) => !kept(n)).map((n) => caches.delete(n))))
       .then(() => self.clients.claim()),
   );
 });
@@ -44,7 +47,9 @@ self.addEventListener("fetch", (event) => {
 });
 
 async function lastSeen(url) {
-  const copy = await caches.match(url.origin + url.pathname, { cacheName: BOARDS });
+  const who = await caches.match("/account", { cacheName: ACCOUNT });
+  const account = who ? await who.text() : "";
+  const copy = account && (await caches.match(url.origin + url.pathname, { cacheName: `boards-${account}` }));
   return copy || new Response(OFFLINE, { headers: { "Content-Type": "text/html; charset=utf-8" } });
 }
 
