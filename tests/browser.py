@@ -110,7 +110,11 @@ def in_reach(page: Page, locator):
             const hit = document.elementFromPoint(box.x + box.width / 2, box.y + box.height / 2);
             return el.contains(hit) || hit?.closest("label") === el;
         }"""
-    ), "covered by something else"
+    ), "covered by " + locator.evaluate(
+        """el => { const b = el.getBoundingClientRect();
+        const h = document.elementFromPoint(b.x + b.width / 2, b.y + b.height / 2);
+        return h ? `${h.outerHTML.slice(0, 200)} at y=${b.y}` : "nothing"; }"""
+    )
 
 
 def tap(page: Page, fieldset: str, value: str, on_one_screen: bool = False) -> int:

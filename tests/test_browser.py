@@ -273,7 +273,7 @@ def test_a_tap_is_answered_with_no_connection(page: Page, live_server):
     page.context.set_offline(False)
 
 
-def test_a_save_the_database_cannot_take_keeps_the_entry_and_says_so(
+def test_a_save_the_database_cannot_take_is_kept_on_the_phone_in_words_and_sent_later(
     page: Page, live_server, monkeypatch
 ):
     from django.db import OperationalError
@@ -289,16 +289,17 @@ def test_a_save_the_database_cannot_take_keeps_the_entry_and_says_so(
 
     monkeypatch.setattr(Match, "add_hand", locked)
     enter_hand(page, "clubs", tricks={"Ann": 2, "Bob": 1, "Cat": 1})
-    expect(page.locator("#connection-problem")).to_have_text(
-        "The score keeper can't save right now; nothing was lost. Try again in a moment."
+    # The hand is kept on the phone, with the server's words, and sent again by itself.
+    expect(page.locator(".connection-state")).to_have_text(
+        "The score keeper can't save right now; nothing was lost. Try again in a moment. "
+        "1 hand is kept on this phone: the score keeper didn't take it yet. Trying again…"
     )
-    # Nothing moved: the entry is on the form, ready to be saved again.
-    expect(page.locator("#hand-form input[name=upcard][value=clubs]")).to_be_checked()
-    expect(told(page, "Dan")).to_have_value("1")
+    expect(page.locator(".outbox-hands .hand-row")).to_have_count(1)
     monkeypatch.setattr(Match, "add_hand", save)
-    page.get_by_role("button", name=re.compile(r"^Save hand")).click()
-    expect(page.locator("#connection-problem")).to_be_hidden()
+    expect(page.get_by_role("button", name="Undo hand 1")).to_be_visible()
+    expect(page.locator(".outbox-hands .hand-row")).to_have_count(0)
     assert scores(page) == {"Ann": 23, "Bob": 24, "Cat": 24, "Dan": 24}
+    assert Match.objects.get().hands_played == 1
 
 
 def without_javascript(browser, live_server, name: str):

@@ -18,11 +18,12 @@
   if (!R) return;
 
   // --- The page's data ---------------------------------------------------------------------
-  let dataCache = { element: null, value: null };
+  let dataCache = { text: null, value: null };
   function pageData(form) {
-    const element = form?.querySelector("#twin-data");
-    if (!element) return null;
-    if (dataCache.element !== element) dataCache = { element, value: JSON.parse(element.textContent) };
+    const text = form?.querySelector("#twin-data")?.textContent;
+    if (!text) return null;
+    // (A board morphed into place keeps its elements and changes their text.)
+    if (dataCache.text !== text) dataCache = { text, value: JSON.parse(text) };
     return dataCache.value;
   }
   // The page's data, with the match as it stands after the hands kept on the phone.
@@ -289,6 +290,11 @@
   let sending = false;
   let line = null; // the connection's line: "offline", "sending", "saved", "signin", "problem" or null
   let rebase = false; // after a conflict: the outbox goes on from the board the server sends next
+  // Whether hands had to wait (no network, a session to sign in again, an answer of another
+  // kind): "All hands saved" is said once they are all stored, and only then.
+  const waited = () => ["offline", "problem", "signin"].includes(line);
+  let away = false;
+  let said = ""; // the server's words for the last answer that did not store a hand
 
   async function load(match) {
     const record = await box_.load(match);
@@ -430,6 +436,7 @@
     const problem = document.getElementById("connection-problem");
     if (problem) problem.hidden = true;
     line = "offline";
+    away = true;
     draw();
   });
 
@@ -457,8 +464,20 @@
     }
   }
 
-  function swapBoard(html) {
+  // The server's board in place of the phone's. A hand being tapped in meanwhile (the next
+  // one, begun while the last was on its way) stays as it is, under the finger: the form is
+  // kept, told the match's version and state as the server drew them.
+  function swapBoard(html, keepEntry = false) {
+    const before = handForm();
+    const busy = keepEntry && before?.querySelector("input[name=upcard]:checked");
     htmx.swap("#board", html, { swapStyle: "outerHTML" });
+    const after = handForm();
+    const number = (form) => form?.querySelector("[name=number]")?.value;
+    if (!busy || !after || number(after) !== number(before)) return;
+    before.querySelector("#twin-data").textContent = after.querySelector("#twin-data").textContent;
+    before.querySelector("[name=version]").value = after.querySelector("[name=version]").value;
+    after.replaceWith(before);
+    answer(before);
   }
 
   // A send that did not get the server's word (no network while the phone says it is online,
@@ -466,6 +485,7 @@
   let pause = 1000;
   let retrying = null;
   function retry() {
+    away = true;
     if (retrying || !navigator.onLine) return;
     retrying = setTimeout(() => {
       retrying = null;
@@ -491,7 +511,7 @@
     sending = true;
     line = "sending";
     draw();
-    let sent = false;
+    let board = null; // the server's board after the last hand it stored
     try {
       while (record.hands.length) {
         const kept = record.hands[0];
@@ -524,8 +544,8 @@
           const version = Number(response.headers.get("X-Match-Version"));
           record = { ...record, version, base: R.play(record.base, kept.hand).state, hands: record.hands.slice(1) };
           await store(match, record);
-          sent = true;
-          draw();
+          board = html;
+          if (record.hands.length) draw();
           continue;
         }
         const page = new DOMParser().parseFromString(html, "text/html");
@@ -542,8 +562,10 @@
           await store(match, record);
           break;
         }
-        // Any other answer (a refusal of the request itself, an error): the hand stays.
+        // Any other answer (a refusal of the request itself, an error): the hand stays, and
+        // the server's words for it, if it gave any, are shown.
         line = "problem";
+        said = decodeURIComponent(response.headers.get("X-Problem") || "");
         retry();
         break;
       }
@@ -553,10 +575,16 @@
     } finally {
       sending = false;
     }
+    away ||= waited();
     if (!record.hands.length) {
-      line = sent ? "saved" : null;
+      line = board && away ? "saved" : null;
+      away = false;
       delete document.documentElement.dataset.offline; // the server's board again, to keep
-      htmx.ajax("GET", boardUrl, { target: "#board", swap: "outerHTML" });
+      if (board) {
+        swapBoard(board, true);
+        htmx.trigger(document.body, "board-changed"); // what follows the board (the score race)
+      }
+      else htmx.ajax("GET", boardUrl, { target: "#board", swap: "outerHTML" });
     } else {
       draw();
     }
@@ -608,13 +636,14 @@
       link.href = `${offline.dataset.loginUrl}?next=${encodeURIComponent(location.pathname)}`;
       link.textContent = many(words.outbox.signin_one, words.outbox.signin);
       stateLine.append(link);
-    } else if (line === "problem" && n) stateLine.textContent = many(words.outbox.problem_one, words.outbox.problem);
+    } else if (line === "problem" && n) stateLine.textContent = `${said} ${many(words.outbox.problem_one, words.outbox.problem)}`.trim();
     else if (line === "sending" && n) stateLine.textContent = many(words.outbox.sending_one, words.outbox.sending);
     else if (line === "saved" && !n) stateLine.textContent = words.outbox.saved;
     else if ((line === "offline" || !navigator.onLine) && (n || !navigator.onLine)) stateLine.textContent = words.outbox.offline;
     stateLine.hidden = !stateLine.textContent;
+    // (While they are on their way, their rows' mark says so: nothing more to read or tap.)
     const count = offline.querySelector(".outbox");
-    count.hidden = !n;
+    count.hidden = !n || line === "sending";
     offline.querySelector(".outbox-count").textContent = n ? many(words.outbox.waiting_one, words.outbox.waiting) : "";
 
     // The hands kept, newest first, above those saved.
@@ -720,6 +749,7 @@
     const match = matchId();
     if (!match) return;
     await load(match);
+    away = Boolean(outbox.get(match)?.hands.length); // kept before this page was opened
     draw();
     const form = handForm();
     if (form && outbox.get(match)?.hands.length) answer(form);
@@ -746,6 +776,7 @@
   });
   window.addEventListener("offline", () => {
     line = "offline";
+    away = true;
     draw();
   });
   document.addEventListener("visibilitychange", () => {
