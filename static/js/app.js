@@ -288,6 +288,7 @@ const ACCOUNT = document.querySelector("meta[name=account]")?.content || "";
 const BOARDS = `boards-${ACCOUNT}`; // the same names as in the service worker
 const FILES = "files-v1";
 
+let copying = Promise.resolve();
 function keepBoardCopy() {
   if (!window.isSecureContext || !("caches" in window) || document.documentElement.dataset.offline || !ACCOUNT) return;
   if (!document.getElementById("board") || document.documentElement.hasAttribute("data-provisional")) return;
@@ -302,14 +303,18 @@ function keepBoardCopy() {
   copy.dataset.offline = String(Date.now());
   const html = `<!doctype html>\n${copy.outerHTML}`;
   const headers = { "Content-Type": "text/html; charset=utf-8" };
-  caches.open(BOARDS).then((cache) => cache.put(location.pathname, new Response(html, { headers })));
+  // One copy after another, in the order the board was seen (a later one never overwritten by
+  // an earlier one that took longer).
+  copying = copying.then(() => caches.open(BOARDS)).then((cache) => cache.put(location.pathname, new Response(html, { headers }))).catch(() => {});
   // And what the board needs to work offline: its scripts (the rules' twin among them) and
   // styles, fetched before the service worker looked after this page.
   const files = [...document.querySelectorAll("script[src], link[rel=stylesheet], link[rel=icon]")].map((el) => el.src || el.href);
   caches.open(FILES).then((cache) => cache.addAll(files)).catch(() => {});
 }
 document.addEventListener("htmx:afterSettle", (event) => {
-  if (!event.target.closest?.("#hand-form")) keepBoardCopy(); // the board changed, not the entry
+  // The board changed, not the entry: copied once the outbox has drawn its hands on it (its
+  // own listener, after this one), so that a board showing hands not yet saved is never kept.
+  if (!event.target.closest?.("#hand-form")) setTimeout(keepBoardCopy);
 });
 
 function showOfflineCopy() {
@@ -352,17 +357,18 @@ if (linked instanceof HTMLDetailsElement) linked.open = true;
 
 // Log out: hands kept on this phone and not yet sent are never sent under another account, so
 // the log-out asks before it throws them away (the form says the words); then this account's
-// boards are forgotten with them.
+// boards are forgotten with them. (How many there are is read as the page opens, so that the
+// question comes with the tap.)
+const logout = document.querySelector("form[data-logout]");
+globalThis.BuckOutbox?.count().then((n) => logout && (logout.dataset.count = String(n)), () => {});
 document.addEventListener("submit", async (event) => {
   const form = event.target;
   if (!form.matches("form[data-logout]") || form.dataset.asked) return;
   event.preventDefault();
-  const outbox = globalThis.BuckOutbox;
+  const n = Number(form.dataset.count || 0);
+  if (n && !window.confirm((n === 1 ? form.dataset.keptOne : form.dataset.kept).replace("{n}", String(n)))) return;
   try {
-    const n = outbox ? await outbox.count() : 0;
-    const question = (n === 1 ? form.dataset.keptOne : form.dataset.kept)?.replace("{n}", String(n));
-    if (n && !window.confirm(question)) return;
-    await outbox?.forget();
+    await globalThis.BuckOutbox?.forget();
     if ("caches" in window) await caches.delete(BOARDS);
   } catch {
     // Nothing kept could be read: nothing is sent under another account all the same.

@@ -382,6 +382,7 @@
       }
       await keep(form, match, kept);
     } catch (error) {
+      console.error(error); // a bug: said to the player below, and to whoever reads the console
       refuse(form, format(words?.outbox.not_kept ?? "This hand was not kept ({why}). It is still here: tap Save again.", { why: error?.message || error }));
     }
   }
