@@ -535,8 +535,12 @@ OUTBOX_WORDS = {
     "mark_kept": "kept on this phone",
     "signin_one": "Sign in again to send 1 kept hand",
     "signin": "Sign in again to send {n} kept hands",
-    "problem_one": "1 hand is kept on this phone: the score keeper didn't take it yet. Trying again…",
-    "problem": "{n} hands are kept on this phone: the score keeper didn't take them yet. Trying again…",
+    "problem_one": (
+        "1 hand is kept on this phone: the score keeper didn't take it yet. Trying again…"
+    ),
+    "problem": (
+        "{n} hands are kept on this phone: the score keeper didn't take them yet. Trying again…"
+    ),
     "incomplete": "The hand isn't complete yet.",
     "not_kept": "This hand was not kept on this phone ({why}). It is still here: tap Save again.",
     "offline": "Offline — hands are kept on this phone",

@@ -835,7 +835,8 @@ def _last_board_offline(page: Page, live_server):
     assert scores(page) == {"Ann": 23, "Bob": 24, "Cat": 24, "Dan": 24}
     page.wait_for_function(
         """async () => {
-            const copy = await caches.match(location.pathname, {cacheName: "boards-" + document.querySelector("meta[name=account]").content});
+            const mine = "boards-" + document.querySelector("meta[name=account]").content;
+            const copy = await caches.match(location.pathname, {cacheName: mine});
             const html = copy ? await copy.text() : "";
             return html.includes("♣ turned") && html.includes("Undo hand 1");
         }"""

@@ -53,7 +53,8 @@ def test_five_hands_entered_offline_are_kept_and_stored_once_in_order(
     expect(page.get_by_role("button", name="Undo hand 1")).to_be_visible()
     page.wait_for_function(
         """async () => {
-            const copy = await caches.match(location.pathname, {cacheName: "boards-" + document.querySelector("meta[name=account]").content});
+            const mine = "boards-" + document.querySelector("meta[name=account]").content;
+            const copy = await caches.match(location.pathname, {cacheName: mine});
             const html = copy ? await copy.text() : "";
             return html.includes("Undo hand 1") && html.includes('id="hand-form"')
                 && Boolean(await caches.match(document.querySelector("[src*='rules.js']").src));
