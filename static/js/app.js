@@ -309,7 +309,11 @@ function keepBoardCopy() {
   // And what the board needs to work offline: its scripts (the rules' twin among them) and
   // styles, fetched before the service worker looked after this page.
   const files = [...document.querySelectorAll("script[src], link[rel=stylesheet], link[rel=icon]")].map((el) => el.src || el.href);
-  caches.open(FILES).then((cache) => cache.addAll(files)).catch(() => {});
+  // (Those not kept yet: their names change with their content, so one kept is never stale.)
+  caches
+    .open(FILES)
+    .then(async (cache) => cache.addAll((await Promise.all(files.map(async (f) => !(await cache.match(f)) && f))).filter(Boolean)))
+    .catch(() => {});
 }
 document.addEventListener("htmx:afterSettle", (event) => {
   // The board changed, not the entry: copied once the outbox has drawn its hands on it (its
