@@ -60,7 +60,8 @@ SAVED = """async () => {
     const next = Number(form.querySelector("[name=number]").value) + 1;
     const start = performance.now();
     form.querySelector("button.save").click();
-    const shown = () => document.querySelector(".outbox-hands .hand-row .number")?.textContent === `${next - 1}.`
+    const row = () => document.querySelector(".outbox-hands .hand-row .number")?.textContent;
+    const shown = () => row() === `${next - 1}.`
         && document.querySelector("#hand-form [name=number]").value === String(next);
     while (!shown()) await new Promise((frame) => requestAnimationFrame(frame));
     await new Promise((painted) => requestAnimationFrame(() => painted()));
@@ -99,10 +100,7 @@ def main(rounds: int = 5):
         saves = []
         for _ in range(rounds):
             for tile in HAND:
-                page.evaluate(
-                    "(tile) => document.querySelector('#hand-form ' + tile).closest('label').click()",
-                    tile,
-                )
+                page.locator(f"#hand-form {tile}").evaluate("(i) => i.closest('label').click()")
             saves.append(page.evaluate(SAVED))
         page.wait_for_function(
             "() => !document.querySelector('.outbox-hands .hand-row')", timeout=120_000
@@ -114,7 +112,8 @@ def main(rounds: int = 5):
         f"{len(saves)} Saves under Slow 3G, click to the hand on the board and the next form (ms):"
     )
     print(
-        f"  median {statistics.median(saves):.1f}, max {saves[-1]:.1f}; then stored: {len(stored)} hands"
+        f"  median {statistics.median(saves):.1f}, max {saves[-1]:.1f};",
+        f"then stored: {len(stored)} hands",
     )
     figures.sort()
     print(f"{len(figures)} taps under Slow 3G, click to answer shown (ms):")

@@ -2,6 +2,7 @@
 the new options as house rules, count_up shown on the pages."""
 
 import json
+import re
 
 from games import matchfile, rules
 from games.models import Hand, Match, Result
@@ -179,3 +180,41 @@ def test_the_board_cards_race_and_csv_count_up_where_the_rules_say_so(client_in,
     assert json.loads(out)["rules"] == "dirty-clubs-up"  # the file keeps counting down
     state, _ = matchfile.load(out)[1:]
     assert state.scores["Ann"] == 12
+
+
+def test_every_page_and_csv_that_shows_a_counted_up_match_s_scores_shows_them_counted_up(
+    client_in, user, files
+):
+    """#40 §5: the night page showed countdown numbers ("Ann 7 … Cat won" where the board
+    says Ann 8). Each page and CSV that shows the scores of a finished dirty-clubs-up match
+    shows them as its board does."""
+    [path] = files(PLAYED_8)
+    assert command("import_match", path)[0] == 0
+    match = Match.objects.get()
+    state, _ = match.replay()
+    ruleset = match.ruleset()
+    up = {p: rules.shown_score(ruleset, state.scores[p]) for p in state.players}
+    down = {p: state.scores[p] for p in state.players}
+    assert any(up[p] != down[p] for p in state.players)
+    player = match.results.get(player__name="Bob").player
+    pages = {
+        "board": match.get_absolute_url(),
+        "past matches": url("match_list"),
+        "home": url("home"),
+        "night": url("night_detail", match.night_id),
+        "delete": url("match_delete", match.pk),
+        "score race": url("match_race", match.pk),
+    }
+    for name, address in pages.items():
+        text = re.sub(r"<[^>]+>", " ", shown(client_in.get(address).content.decode()))
+        # A score as the pages show one: a name, then a number with no sign (a change has one).
+        said = {
+            (p, int(n))
+            for p in state.players
+            for n in re.findall(rf"\b{p}\s+(?:ends at |is at )?(\d+)\b", text)
+        }
+        assert said & set(up.items()), name
+        counted_down = {(p, down[p]) for p in state.players if up[p] != down[p]}
+        assert not said & counted_down, f"{name}: {sorted(said & counted_down)} counted down"
+    rows = client_in.get(url("player_csv", player.pk)).content.decode().splitlines()
+    assert f",{up['Bob']}," in rows[1] and "up" in rows[1]

@@ -41,6 +41,12 @@ def password_reset_offered() -> bool:
 
 
 @register.filter
+def shown_in(score: int, match: Match) -> int:
+    """A score of `match` as its table sees it: counted up where its rules say so."""
+    return rules.shown_score(match.ruleset(), score)
+
+
+@register.filter
 def suit_symbol(suit: str) -> str:
     return SUIT_SYMBOLS.get(suit, "")
 

@@ -15,86 +15,9 @@ function handForm() {
   return document.getElementById("hand-form");
 }
 
-// Tricks that the others fix are filled in by the server, never here (one rule, the engine's
-// HandShape.fill_in): each tap is checked, and the answer brings those rows in, checked, so
-// that a Save sends them.
-
-// --- A Save on its way ----------------------------------------------------------------------
-// A Save is never cancelled by the next tap, and that tap is not lost: taps on the hand form
-// wait until the Save's answer has drawn the next form, then land on it, one after another
-// (a maker tapped early waits for the upcard's answer to show the makers).
-let held = null; // taps waiting for a Save's answer, or null when no Save is on its way
-let saving = null; // that Save's request
-document.addEventListener("htmx:beforeRequest", (event) => {
-  if (!event.detail.elt.matches?.("button.save")) return;
-  // A check still on its way would redraw the form under the Save; the Save checks it all.
-  if (event.detail.elt.form) htmx.trigger(event.detail.elt.form, "htmx:abort");
-  held = [];
-  const xhr = (saving = event.detail.xhr);
-  // The request itself says when it ends (htmx's own events are lost when the Save button is
-  // no longer on the page): a failed or cancelled Save gives the taps back at once; an answer
-  // lands them once it has settled (below), or soon after whatever happens to the page.
-  xhr.addEventListener("loadend", () => {
-    if (saving !== xhr) return;
-    if ((xhr.status >= 200 && xhr.status < 300) || xhr.status === 409) {
-      held.landing = true;
-      setTimeout(() => saving === xhr && releaseHeld(), 1000);
-    } else {
-      releaseHeld();
-    }
-  });
-});
-document.addEventListener(
-  "click",
-  (event) => {
-    const input = event.target;
-    if (held === null || !input.matches?.("#hand-form input[type=radio], #hand-form input[type=checkbox]")) return;
-    event.preventDefault();
-    held.push([input.name, input.value]);
-  },
-  true,
-);
-
-document.addEventListener(
-  "submit",
-  (event) => {
-    // Enter while a Save is on its way must not send a check that would cancel it.
-    if (held !== null && event.target.id === "hand-form") {
-      event.preventDefault();
-      event.stopPropagation();
-    }
-  },
-  true,
-);
-
-function nextRedraw() {
-  // The next time the hand form is drawn, or a request fails.
-  return new Promise((resolve) => {
-    const done = (event) => {
-      if (event.type === "htmx:afterRequest" && event.detail.successful) return;
-      if (event.type === "htmx:afterSettle" && !event.target.querySelector?.("#hand-form") && event.target.id !== "hand-form") return;
-      document.removeEventListener("htmx:afterSettle", done);
-      document.removeEventListener("htmx:afterRequest", done);
-      resolve();
-    };
-    document.addEventListener("htmx:afterSettle", done);
-    document.addEventListener("htmx:afterRequest", done);
-  });
-}
-
-async function releaseHeld() {
-  const taps = held || [];
-  held = saving = null;
-  for (const [name, value] of taps) {
-    const selector = `#hand-form input[name="${CSS.escape(name)}"][value="${CSS.escape(value)}"]`;
-    let input = document.querySelector(selector);
-    if (!input) {
-      await nextRedraw();
-      input = document.querySelector(selector);
-    }
-    input?.click();
-  }
-}
+// A Save of a new hand goes through the phone's outbox (static/js/offline.js): it answers at
+// once, and the next hand's taps land on the next form. A Save of a saved hand's changes goes
+// as it is drawn (htmx).
 
 document.addEventListener("htmx:afterSettle", (event) => {
   if (!event.detail.requestConfig?.elt?.matches?.("button.save")) return;
@@ -107,7 +30,6 @@ document.addEventListener("htmx:afterSettle", (event) => {
   } else {
     window.scrollTo(0, 0);
   }
-  if (held?.landing) releaseHeld();
 });
 
 // Live boards ([data-poll]) ask every few seconds whether the match changed; an unchanged
@@ -232,7 +154,7 @@ document.addEventListener("htmx:afterRequest", (event) => {
 // failure, send the form again all the same.
 document.addEventListener("click", (event) => {
   const input = event.target;
-  if (!unsent || held !== null || !input.matches?.("#hand-form input")) return;
+  if (!unsent || !input.matches?.("#hand-form input")) return;
   let changed = false;
   const seen = () => (changed = true);
   input.addEventListener("change", seen, { once: true });
