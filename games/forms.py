@@ -58,8 +58,8 @@ EMAIL_HELP = "Only for a mail to reset a forgotten password."
 
 
 class SignupForm(_SignupBase):
-    # The account's own group: static/js/app.js fills in "Ann's table" as the username is
-    # typed; left empty, it is that all the same (Group.home).
+    # The account's own group: static/js/app.js suggests "Ann's table" (the placeholder) as the
+    # username is typed; left empty, it is that (Group.home).
     table = forms.CharField(
         label="Name of your table",
         max_length=GROUP_NAME_LENGTH,

@@ -420,30 +420,52 @@ def change_shown(ruleset: rules.Ruleset, change: int) -> int:
     return -change if ruleset.count_up else change
 
 
+# A hand in a few words, its pieces: here for the hands list, and for the phone's twin of it
+# (rules.js `inWords`, the hands kept on the phone), which fills in the same {names}.
+HAND_WORDS = {
+    "turned": "{suit} turned",
+    "redeal": "{turned} · all passed: redeal",
+    "no_trump": "{turned} · all passed: no trump",
+    "moon_made": " · {maker} shot the moon",
+    "moon_missed": " · {maker} shot the moon and missed",
+    "dealer_must": "{maker} (dealer) must take {needs}",
+    "all_play": "all play",
+    "automatic": "{turned} · {made}{moon}",
+    "bid": "{maker} bid {bid} in {trump}",
+    "ordered_up": "{maker} ordered up",
+    "named": "{maker} named {trump}",
+    "out": " · {names} out",
+    "made": "{turned} · {made}{moon}{out}",
+}
+
+
 def hand_in_words(result: rules.HandResult) -> str:
     """A hand in a few words: "♥ turned · Bob ordered up · Cat out"."""
+    w = HAND_WORDS
     hand, shape = result.hand, result.shape
-    turned = f"{SUIT_SYMBOLS[hand.upcard]} turned"
+    turned = w["turned"].format(suit=SUIT_SYMBOLS[hand.upcard])
     if hand.passed:
-        return f"{turned} · all passed: redeal"
+        return w["redeal"].format(turned=turned)
     if hand.trump == rules.NO_TRUMP:
-        return f"{turned} · all passed: no trump"
+        return w["no_trump"].format(turned=turned)
     moon = ""
     if result.moon:
-        moon = f" · {result.moon} shot the moon" + ("" if result.moon_made else " and missed")
+        moon = w["moon_made" if result.moon_made else "moon_missed"].format(maker=result.moon)
     if shape.automatic:
-        made = f"{shape.maker} (dealer) must take {shape.needs}" if shape.maker else "all play"
-        return f"{turned} · {made}{moon}"
+        made = w["all_play"]
+        if shape.maker:
+            made = w["dealer_must"].format(maker=shape.maker, needs=shape.needs)
+        return w["automatic"].format(turned=turned, made=made, moon=moon)
     assert hand.trump is not None  # the engine refuses a hand made without trump
     trump = SUIT_SYMBOLS[hand.trump]
     if hand.bid is not None:
-        made = f"{hand.maker} bid {hand.bid} in {trump}"
+        made = w["bid"].format(maker=hand.maker, bid=hand.bid, trump=trump)
     elif hand.trump == hand.upcard:
-        made = f"{hand.maker} ordered up"
+        made = w["ordered_up"].format(maker=hand.maker)
     else:
-        made = f"{hand.maker} named {trump}"
-    out = f" · {', '.join(hand.dropped)} out" if hand.dropped else ""
-    return f"{turned} · {made}{moon}{out}"
+        made = w["named"].format(maker=hand.maker, trump=trump)
+    out = w["out"].format(names=", ".join(hand.dropped)) if hand.dropped else ""
+    return w["made"].format(turned=turned, made=made, moon=moon, out=out)
 
 
 # Plain words for the house-rules choices.
@@ -546,6 +568,8 @@ OUTBOX_WORDS = {
     "offline": "Offline — hands are kept on this phone",
     "to_confirm": "{winners} — to be confirmed when the hands are saved",
     "confirm_throw_away": "Throw away hand {n}? It was never saved, and it will be gone.",
+    "undo": "Throw away hand {n}",
+    "hand_now": "Hand {n}",
     "stopped": "Hand {n} was not saved: the score keeper says why below. The hands after it wait.",
     "conflict": (
         "Hand {n} was saved on another phone meanwhile: choose below. The hands after it wait."

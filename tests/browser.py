@@ -102,19 +102,24 @@ def new_match(page: Page, preset_label: str, names, dealer: str, **stakes):
 
 
 def in_reach(page: Page, locator):
-    """The tile is on screen, not under the save bar: a finger can tap it without scrolling."""
+    """The tile is on screen, not under the save bar: a finger can tap it without scrolling.
+    (A locator's evaluate finds the element, then runs: a board the server redrew in between
+    leaves it out of the page, and it is looked for again.)"""
     expect(locator).to_be_in_viewport(ratio=1)
-    assert locator.evaluate(
-        """el => {
-            const box = el.getBoundingClientRect();
-            const hit = document.elementFromPoint(box.x + box.width / 2, box.y + box.height / 2);
-            return el.contains(hit) || hit?.closest("label") === el;
-        }"""
-    ), "covered by " + locator.evaluate(
-        """el => { const b = el.getBoundingClientRect();
-        const h = document.elementFromPoint(b.x + b.width / 2, b.y + b.height / 2);
-        return h ? `${h.outerHTML.slice(0, 200)} at y=${b.y}` : "nothing"; }"""
-    )
+    for _ in range(5):
+        seen = locator.evaluate(
+            """el => {
+                if (!el.isConnected) return null;
+                const box = el.getBoundingClientRect();
+                const [x, y] = [box.x + box.width / 2, box.y + box.height / 2];
+                const hit = document.elementFromPoint(x, y);
+                if (el.contains(hit) || hit?.closest("label") === el) return "";
+                return hit ? `${hit.outerHTML.slice(0, 200)} at y=${box.y}` : "nothing";
+            }"""
+        )
+        if seen is not None:
+            break
+    assert seen == "", f"covered by {seen}"
 
 
 def tap(page: Page, fieldset: str, value: str, on_one_screen: bool = False) -> int:

@@ -7,7 +7,18 @@ import re
 import pytest
 from playwright.sync_api import Page, expect
 
-from .browser import chip, enter_hand, log_in, new_match, signed_in, snap, tap, told
+from .browser import (
+    SMALL,
+    chip,
+    enter_hand,
+    in_reach,
+    log_in,
+    new_match,
+    signed_in,
+    snap,
+    tap,
+    told,
+)
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -218,3 +229,11 @@ def test_keep_theirs_throws_the_kept_hand_away_and_sends_the_rest(page: Page, li
     expect(page.get_by_role("button", name="Undo hand 3")).to_be_visible()
     expect(page.locator(".outbox-hands .hand-row")).to_have_count(0)
     assert stored(match_id) == [(1, "clubs", False), (2, "diamonds", False), (3, "spades", False)]
+
+
+@pytest.mark.browser_context_args(viewport=SMALL, service_workers="block")
+def test_on_a_small_phone_both_choices_of_a_conflict_are_in_reach(page: Page, live_server):
+    offline_with_two_hands_while_another_phone_saves_hand_2(page, live_server, "small")
+    in_reach(page, page.get_by_role("button", name="Keep theirs"))
+    in_reach(page, page.get_by_role("button", name="Mine is the next hand"))
+    snap(page, "offline-conflict")

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from py_mini_racer import MiniRacer
 
-from games import rules
+from games import rules, words
 from games.rules import (
     LOW_SCORE_UP_WORDS,
     MAX_POINTS,
@@ -97,7 +97,7 @@ globalThis.twinTrace = function (text) {
       played: view(before, r.shape, h),
       number: r.number, dealer: r.dealer, changes: r.changes, scores: r.scores,
       sweep: r.sweep, set: r.set, euchred: r.euchred, short: r.short, sets: r.sets,
-      moon: r.moon, moon_made: r.moon_made, shown: shown(state),
+      moon: r.moon, moon_made: r.moon_made, words: R.inWords(r, m.words), shown: shown(state),
       next_dealer: state.dealer, hands: state.hands, finished: R.finished(state),
       winners: state.winners, won_by: state.won_by, next_must_play: R.mustPlay(state),
     });
@@ -166,6 +166,7 @@ def _python_trace(match, probes, stakes):
             "sets": r.sets,
             "moon": r.moon,
             "moon_made": r.moon_made,
+            "words": words.hand_in_words(r),
             "shown": {p: state.shown(p) for p in state.players},
             "next_dealer": state.dealer,
             "hands": state.hands,
@@ -225,6 +226,7 @@ def _js_trace(ctx, match, probes, stakes):
                     "hands": [_hand_json(h) for h in match.hands],
                     "probes": probes,
                     "stakes": [asdict(s) for s in stakes],
+                    "words": {"hand": words.HAND_WORDS, "symbols": words.SUIT_SYMBOLS},
                 }
             ),
         )

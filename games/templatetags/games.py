@@ -277,6 +277,7 @@ def twin_data(match: Match, state: rules.MatchState) -> SafeString:
             "total": f"The tricks add up to {{n}}; a hand always has {rules.TRICKS}.",
             "notes": {"dropped": "out", "set": "set", "no trick": "no trick"},
             "symbols": SUIT_SYMBOLS,
+            "hand": words.HAND_WORDS,
             "winners": {"|".join(g): words.winners(g) for g in _groups(players)},
             "outbox": words.OUTBOX_WORDS,
         },

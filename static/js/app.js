@@ -87,12 +87,13 @@ document.addEventListener("htmx:afterSwap", () => {
   typedMeanwhile = [];
 });
 
-// --- Sign-up: the table's name follows the username ("ann" → "Ann's table") until typed in.
+// --- Sign-up: the table's name suggested from the username ("ann" → "Ann's table"), as the
+// box's placeholder: left empty it is that name (Group.home), and what is typed replaces it.
 document.addEventListener("input", (event) => {
   const table = document.querySelector(`[data-table-of="${event.target.id}"]`);
-  if (!table || (table.value && table.value !== table.dataset.filled)) return;
+  if (!table) return;
   const name = event.target.value.trim();
-  table.value = table.dataset.filled = name ? `${name[0].toUpperCase()}${name.slice(1, 52)}'s table` : "";
+  table.placeholder = name ? `${name[0].toUpperCase()}${name.slice(1, 52)}'s table` : "";
 });
 
 // --- Open sections stay open -----------------------------------------------------------------

@@ -659,6 +659,7 @@
         item.dataset.index = String(i);
         item.querySelector(".number").textContent = `${result.number}.`;
         item.querySelector(".who-dealt").textContent = result.dealer;
+        item.querySelector(".text").textContent = R.inWords(result, words);
         item.querySelector(".mark").textContent = mark;
         item.querySelectorAll(".cell").forEach((cell, seat) => {
           const player = data.state.players[seat];
@@ -692,6 +693,18 @@
       if (wins) tile.append(offline.querySelector("template.badge-win").content.firstElementChild.cloneNode(true));
     });
 
+    // The hand being entered, and Undo: while hands wait, it throws away the last of them (not
+    // a saved hand behind them); while they are on their way, neither.
+    const now = document.querySelector("#board .hand-now");
+    if (now) now.textContent = format(words.outbox.hand_now, { n: next.hands + 1 });
+    const undoSaved = document.querySelector("#board .history-head form");
+    if (undoSaved) undoSaved.hidden = waiting;
+    const undoKept = document.querySelector("#board .undo-kept");
+    if (undoKept) {
+      undoKept.hidden = !waiting || line === "sending";
+      undoKept.textContent = waiting ? format(words.outbox.undo, { n: record.base.hands + n }) : "";
+    }
+
     // The end, as the phone's rules see it; or the next hand's form.
     const over = waiting && R.finished(state) && editing === null;
     const result = offline.querySelector(".provisional-result");
@@ -719,6 +732,11 @@
       send();
       return;
     }
+    if (event.target.matches?.(".undo-kept") && match) {
+      const record = outbox.get(match);
+      if (record?.hands.length) throwAway(record.hands.length - 1);
+      return;
+    }
     if (!item || !match) return;
     const index = Number(item.dataset.index);
     const record = outbox.get(match);
@@ -734,17 +752,25 @@
       answer(form);
       form.scrollIntoView({ block: "start" });
     } else if (event.target.matches(".throw-away")) {
-      const question = format(pageData(form).words.outbox.confirm_throw_away, { n: record.base.hands + index + 1 });
-      if (!window.confirm(question)) return;
-      if (editing === index) {
-        editing = null;
-        clearForm(form);
-      } else if (editing !== null && editing > index) editing -= 1;
-      await store(match, { ...record, hands: record.hands.filter((_, i) => i !== index), stopped: null });
-      draw();
-      answer(form);
+      throwAway(index);
     }
   });
+
+  // A kept hand thrown away, after one question: it was never saved.
+  async function throwAway(index) {
+    const match = matchId();
+    const record = outbox.get(match);
+    const form = handForm();
+    const question = format(pageData(form).words.outbox.confirm_throw_away, { n: record.base.hands + index + 1 });
+    if (!window.confirm(question)) return;
+    if (editing === index) {
+      editing = null;
+      clearForm(form);
+    } else if (editing !== null && editing > index) editing -= 1;
+    await store(match, { ...record, hands: record.hands.filter((_, i) => i !== index), stopped: null });
+    draw();
+    answer(form);
+  }
 
   async function start() {
     const match = matchId();

@@ -454,6 +454,30 @@
     return { payments: payments, net: net };
   }
 
+  // words.py: hand_in_words, a hand in a few words ("♥ turned · Bob ordered up · Cat out"),
+  // from its pieces (words.HAND_WORDS) and the suits' symbols, as `words` gives them.
+  function inWords(result, words) {
+    const w = words.hand;
+    const fill = (text, values) => text.replace(/\{(\w+)\}/g, (_, key) => String(values[key]));
+    const h = result.hand;
+    const sh = result.shape;
+    const turned = fill(w.turned, { suit: words.symbols[h.upcard] });
+    if (h.passed) return fill(w.redeal, { turned: turned });
+    if (h.trump === NO_TRUMP) return fill(w.no_trump, { turned: turned });
+    const moon = result.moon ? fill(result.moon_made ? w.moon_made : w.moon_missed, { maker: result.moon }) : "";
+    if (sh.automatic) {
+      const made = sh.maker ? fill(w.dealer_must, { maker: sh.maker, needs: sh.needs }) : w.all_play;
+      return fill(w.automatic, { turned: turned, made: made, moon: moon });
+    }
+    const trump = words.symbols[h.trump];
+    let made;
+    if (h.bid !== null && h.bid !== undefined) made = fill(w.bid, { maker: h.maker, bid: h.bid, trump: trump });
+    else if (h.trump === h.upcard) made = fill(w.ordered_up, { maker: h.maker });
+    else made = fill(w.named, { maker: h.maker, trump: trump });
+    const out = h.dropped.length ? fill(w.out, { names: h.dropped.join(", ") }) : "";
+    return fill(w.made, { turned: turned, made: made, moon: moon, out: out });
+  }
+
   globalThis.BuckRules = Object.freeze({
     OPTIONS: OPTIONS,
     DEFAULTS: DEFAULTS,
@@ -475,5 +499,6 @@
     replay: replay,
     owes: owes,
     settle: settle,
+    inWords: inWords,
   });
 })();
