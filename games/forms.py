@@ -547,12 +547,11 @@ class HandForm(WriteForm):
                 moon=bool(data.get("moon")),
             )
             return self._score(data, hand)
-        # The next question not yet answered, in the order the engine asks them.
-        if self.asks(rules.ASK_MAKER) and shape.maker is None and not shape.passed:
-            self.add_error("maker", "Who made trump? Tap their name, or All pass.")
-            return data
-        if self.asks(rules.ASK_BID) and data.get("bid") is None:
-            self.add_error("bid", f"How many tricks did {shape.maker} bid?")
+        # The next question not yet answered, in the order the engine asks them; those of the
+        # tricks and the moon the engine's own refusals put (`_score`).
+        asked = shape.next_question(data.get("bid"), False, {})
+        if asked and asked[0] in ("maker", "bid"):
+            self.add_error(asked[0], words.question(asked))
             return data
         trump: str | None
         if shape.passed:
@@ -591,10 +590,9 @@ class HandForm(WriteForm):
         if not (told and told["blank"] and (error.code, error.field) == ("seat_count", "tricks")):
             return None
         assert self.shape is not None  # it asks for tricks
-        tricks = self.shape.tricks
-        if told["left"] < 0:
-            return f"That is {tricks - told['left']} tricks already; a hand has {tricks}."
-        return f"Tap how many tricks {rules.join_names(told['blank'])} took."
+        rows = {r["name"]: r["tricks"] for r in self.players() if r["plays"]}
+        asked = self.shape.next_question(self.cleaned_data.get("bid"), False, rows)
+        return None if asked is None else words.question(asked)
 
     def preview(self) -> list[PreviewLine]:
         """Each player's change of score if this (valid) hand is saved, and why."""

@@ -11,7 +11,7 @@ import heapq
 import random
 import re
 import unicodedata
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import astuple, dataclass, field, fields, replace
 from typing import Any
 
@@ -532,6 +532,39 @@ class HandShape:
             return {**tricks, **dict.fromkeys(unknown, 0)}
         return dict(tricks)
 
+    def next_question(
+        self, bid: int | None, moon: bool, tricks: Mapping[str, int | None]
+    ) -> tuple[str, ...] | None:
+        """The first question of the hand not yet answered, in the order the engine asks
+        them (the hand form and the phone's both follow it): who made trump ("maker",); the
+        maker's bid ("bid", maker); a moon on a bid short of all five ("moon_bid", maker,
+        bid); the tricks of those with none told ("blank", *names), or too many already
+        ("over", n); a total other than the hand's ("total", n). None: nothing is missing.
+        `tricks` are those told of the players who played (None: not yet)."""
+        if self.redeal:
+            return None
+        if ASK_MAKER in self.asks and self.maker is None and not self.passed:
+            return ("maker",)
+        if ASK_BID in self.asks and bid is None:
+            return ("bid", str(self.maker))
+        if moon and ASK_BID in self.asks and bid != self.tricks:
+            return ("moon_bid", str(self.maker), str(bid))
+        if ASK_TRICKS not in self.asks:
+            return None
+        given = sum(n for n in tricks.values() if n is not None)
+        blank = [p for p, n in tricks.items() if n is None]
+        if blank:
+            return ("over", str(given)) if given > self.tricks else ("blank", *blank)
+        if given != self.tricks:
+            return ("total", str(given))
+        return None
+
+
+# Two of the engine's refusals that are also the hand form's next question (next_question):
+# words.QUESTIONS names them for the form and the phone.
+MOON_BID = f"{{maker}} can't shoot the moon on a bid of {{bid}}: the moon is a bid of {TRICKS}."
+TRICKS_TOTAL = "The tricks add up to {n}; a hand always has {tricks}."
+
 
 def join_names(names: Iterable[str]) -> str:
     names = list(names)
@@ -893,7 +926,7 @@ def _check_moon(state: MatchState, hand: Hand, shape: HandShape) -> None:
     if shape.asks_bid and hand.bid != TRICKS:
         raise RuleError(
             "bad_moon",
-            f"{maker} can't shoot the moon on a bid of {hand.bid}: the moon is a bid of {TRICKS}.",
+            MOON_BID.format(maker=maker, bid=hand.bid),
             "bid",
         )
 
@@ -938,7 +971,7 @@ def _check_tricks(state: MatchState, hand: Hand, shape: HandShape) -> None:
     if total != shape.tricks:
         raise RuleError(
             "tricks_total",
-            f"The tricks add up to {total}; a hand always has {shape.tricks}.",
+            TRICKS_TOTAL.format(n=total, tricks=shape.tricks),
             "tricks",
         )
 

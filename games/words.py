@@ -420,6 +420,31 @@ def change_shown(ruleset: rules.Ruleset, change: int) -> int:
     return -change if ruleset.count_up else change
 
 
+# The hand form's next question (rules.HandShape.next_question) in words, for the form and the
+# phone alike; the phone puts in {maker}, {bid} and {n}.
+QUESTIONS = {
+    "maker": "Who made trump? Tap their name, or All pass.",
+    "bid": "How many tricks did {maker} bid?",
+    "moon_bid": rules.MOON_BID,
+    "blank": "Tap how many tricks {names} took.",
+    "over": f"That is {{n}} tricks already; a hand has {rules.TRICKS}.",
+    "total": rules.TRICKS_TOTAL.replace("{tricks}", str(rules.TRICKS)),
+}
+
+
+def question(asked: tuple[str, ...]) -> str:
+    """A question of `next_question` in words: "How many tricks did Bob bid?"."""
+    kind, *parts = asked
+    values = {"maker": "", "bid": "", "n": "", "names": ""}
+    if kind in ("bid", "moon_bid"):
+        values |= {"maker": parts[0], "bid": parts[1] if kind == "moon_bid" else ""}
+    elif kind == "blank":
+        values["names"] = rules.join_names(parts)
+    elif kind in ("over", "total"):
+        values["n"] = parts[0]
+    return QUESTIONS[kind].format(**values)
+
+
 # A hand in a few words, its pieces: here for the hands list, and for the phone's twin of it
 # (rules.js `inWords`, the hands kept on the phone), which fills in the same {names}.
 HAND_WORDS = {

@@ -89,6 +89,8 @@ globalThis.twinTrace = function (text) {
       maker: view(state, R.shape(state, h.upcard, probe.maker), h),
       passed: view(state, R.shape(state, h.upcard, null, true), h),
       fill_in: R.fillIn(R.shape(state, h.upcard, h.maker), probe.tricks),
+      question: R.nextQuestion(R.shape(state, h.upcard, h.maker, h.passed), probe.bid, h.moon,
+        probe.told),
     };
     const before = state;
     const { state: after, result: r } = R.play(state, h);
@@ -150,6 +152,11 @@ def _python_trace(match, probes, stakes):
             "maker": _view(state, state.shape(hand.upcard, probe["maker"]), hand),
             "passed": _view(state, state.shape(hand.upcard, None, True), hand),
             "fill_in": state.shape(hand.upcard, hand.maker).fill_in(probe["tricks"]),
+            "question": _listed(
+                state.shape(hand.upcard, hand.maker, hand.passed).next_question(
+                    probe["bid"], hand.moon, probe["tricks"]
+                )
+            ),
         }
         before = state
         state, r = rules.play(state, hand)
@@ -191,6 +198,10 @@ def _python_trace(match, probes, stakes):
         "hands": hands,
         "money": money,
     }, state
+
+
+def _listed(asked):
+    return None if asked is None else list(asked)  # as JSON brings rules.js's
 
 
 def _hand_json(hand):
@@ -284,7 +295,10 @@ def _both_sides(ctx):
         probes = []
         for hand in match.hands:
             shown = {p: rnd.choice(told)(n) for p, n in hand.tricks.items()}
-            probes.append({"maker": hand.maker or rnd.choice(match.players), "tricks": shown})
+            bid = rnd.choice([hand.bid, hand.bid, None, rnd.randint(1, 5)])  # as the form has it
+            maker = hand.maker or rnd.choice(match.players)
+            told_in_order = list(shown.items())  # (a JavaScript object puts "2" before "Ann")
+            probes.append({"maker": maker, "tricks": shown, "told": told_in_order, "bid": bid})
         stakes = [match.stakes, _random_stakes(rnd), _random_stakes(rnd)]
         python, end = _python_trace(match, probes, stakes)
         js = _js_trace(ctx, match, probes, stakes)
@@ -384,3 +398,14 @@ def test_the_matches_reach_every_outcome_the_twin_computes(matches):
     assert {(ties, "zero") for ties in TIES} | {(ties, "sweep") for ties in TIES} <= ties_won
     assert {(ties, "moon") for ties in TIES} <= ties_won
     assert {REDEAL, NO_TRUMP_HAND} == set(DOMAINS["all_pass"])
+
+
+def test_the_matches_ask_every_question(matches):
+    """Each question of a hand is met (who made trump, on a hand whose maker the probe left
+    out), and the hand with none."""
+    asked = {
+        (h["question"] or ["none"])[0]
+        for *_, python, _js, _end, _s in matches
+        for h in python["hands"]
+    }
+    assert asked == {"maker", "bid", "moon_bid", "blank", "over", "total", "none"}

@@ -260,21 +260,10 @@ def twin_data(match: Match, state: rules.MatchState) -> SafeString:
             "must": _must_play_words(state),
             "left": {n: words.tricks_given(n, rules.TRICKS, True) for n in range(-most, 6)},
             "given": words.tricks_given(0, rules.TRICKS, False),
-            "maker": "Who made trump? Tap their name, or All pass.",
-            "bid": {p: f"How many tricks did {p} bid?" for p in players},
-            # rules._check_moon's sentence, the bid put in on the phone.
-            "moon_bid": {
-                p: f"{p} can't shoot the moon on a bid of {{bid}}: the moon is a bid of "
-                f"{rules.TRICKS}."
-                for p in players
-            },
-            "blank": {
-                "|".join(g): f"Tap how many tricks {rules.join_names(g)} took."
-                for g in _groups(players)
-            },
-            # Sentences with a number in them: the phone puts it in at {n}.
-            "over": f"That is {{n}} tricks already; a hand has {rules.TRICKS}.",
-            "total": f"The tricks add up to {{n}}; a hand always has {rules.TRICKS}.",
+            # The next question (rules.js nextQuestion), the phone putting in {maker}, {bid}
+            # and {n}; the names of those whose tricks are still to tap, joined here.
+            "questions": words.QUESTIONS,
+            "blank": {"|".join(g): words.question(("blank", *g)) for g in _groups(players)},
             "notes": {"dropped": "out", "set": "set", "no trick": "no trick"},
             "symbols": SUIT_SYMBOLS,
             "hand": words.HAND_WORDS,

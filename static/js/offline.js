@@ -200,16 +200,17 @@
     const leftLine = form.querySelector(".tricks .left");
     if (leftLine) leftLine.textContent = asks.has("tricks") ? (left === 0 && !blank.length ? words.given : words.left[left]) : "";
 
-    // The next question not yet answered, in the order the engine asks them (HandForm.clean).
-    let hint = null;
+    // The next question not yet answered, in the order the engine asks them (the engine's
+    // HandShape.next_question, twinned in rules.js).
     const makerValue = checkedValue(form, "maker");
     const bidValue = checkedValue(form, "bid");
-    if (!shape.redeal) {
-      if (asks.has("maker") && shape.maker === null && !shape.passed) hint = words.maker;
-      else if (asks.has("bid") && bidValue === null) hint = words.bid[shape.maker];
-      else if (moon && asks.has("bid") && Number(bidValue) !== R.TRICKS) hint = format(words.moon_bid[shape.maker], { bid: bidValue });
-      else if (blank.length) hint = left < 0 ? format(words.over, { n: shape.tricks - left }) : words.blank[blank.join("|")];
-      else if (asks.has("tricks") && left !== 0) hint = format(words.total, { n: given });
+    const rows = playing.map((p) => [p, told[p] ?? null]);
+    const asked = R.nextQuestion(shape, bidValue === null ? null : Number(bidValue), moon, rows);
+    let hint = null;
+    if (asked) {
+      const [kind, ...parts] = asked;
+      if (kind === "blank") hint = words.blank[parts.join("|")];
+      else hint = format(words.questions[kind], { maker: parts[0], bid: parts[1], n: parts[0] });
     }
     const hintLine = form.querySelector(".status .hint");
     if (hintLine) {

@@ -266,6 +266,24 @@
     return sh.asks_bid ? get(h, "bid") : sh.needs;
   }
 
+  // HandShape.next_question: the first question of the hand not yet answered, in the order the
+  // engine asks them: ["maker"], ["bid", maker], ["moon_bid", maker, bid], ["blank", ...names]
+  // or ["over", n], ["total", n]; null when nothing is missing. `told`: [player, tricks] of
+  // the players who played, in seat order (tricks null: not yet).
+  function nextQuestion(sh, bid, moon, told) {
+    const asks = sh.asks;
+    if (sh.redeal) return null;
+    if (asks.includes("maker") && sh.maker === null && !sh.passed) return ["maker"];
+    if (asks.includes("bid") && (bid === null || bid === undefined)) return ["bid", String(sh.maker)];
+    if (moon && asks.includes("bid") && bid !== sh.tricks) return ["moon_bid", String(sh.maker), String(bid)];
+    if (!asks.includes("tricks")) return null;
+    const given = told.reduce((sum, [, n]) => sum + (n === null ? 0 : n), 0);
+    const blank = told.filter(([, n]) => n === null).map(([p]) => p);
+    if (blank.length) return given > sh.tricks ? ["over", String(given)] : ["blank", ...blank];
+    if (given !== sh.tricks) return ["total", String(given)];
+    return null;
+  }
+
   // HandShape.fill_in: the last player unknown takes what is left, once every trick is told
   // the rest took none, and a maker everyone else left alone takes every trick (§3).
   function fillIn(sh, tricks) {
@@ -489,6 +507,7 @@
     shape: shape,
     needed: needed,
     fillIn: fillIn,
+    nextQuestion: nextQuestion,
     whyMustPlay: whyMustPlay,
     onBoard: onBoard,
     shown: shown,
