@@ -52,6 +52,7 @@ urlpatterns = [
     path("groups/<int:pk>/members/", groups.group_members, name="group_members"),
     path("groups/<int:pk>/leave/", groups.group_leave, name="group_leave"),
     path("groups/<int:pk>/me/", groups.group_me, name="group_me"),
+    path("groups/<int:pk>/pay/<int:player>/", groups.pay_ways, name="pay_ways"),
     path("join/<str:token>/", groups.join, name="join"),
     # The ledger
     path("groups/<int:pk>/balances/", ledger.balances, name="balances"),

@@ -36,6 +36,7 @@ from games.models.hands import (
 from games.models.ledger import PAYMENT_TOO_BIG, FormUsed, Payment, PaymentsChanged
 from games.models.matches import PRESET_CHOICES, Match, MatchQuerySet, Seat, new_share_token
 from games.models.nights import NIGHT_GAP, Night, SettleUp, payment_key
+from games.models.payways import PayWays
 from games.models.players import Player
 from games.models.results import (
     STAKED,
@@ -69,6 +70,7 @@ __all__ = [
     "NightSum",
     "PRESET_CHOICES",
     "PAYMENT_TOO_BIG",
+    "PayWays",
     "Payment",
     "PaymentsChanged",
     "Play",

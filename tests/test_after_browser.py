@@ -1,0 +1,102 @@
+"""After the night (#44), in real Chromium at 390×844: a member says how they like to be paid
+and the one who pays them finds the button with everything filled in; a night shared as a
+picture; a season's standings."""
+
+import re
+from urllib.parse import parse_qs, urlsplit
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from games.models import Group, Role
+
+from .browser import TALL, no_axe_violations, signed_in, snap
+from .conftest import command
+from .matches import three_nights
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+@pytest.fixture
+def no_script_errors(page: Page):
+    """Every page of the test runs its scripts without an error."""
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    yield page
+    assert errors == []
+
+
+def three_mondays(tmp_path, username: str) -> Group:
+    from django.contrib.auth import get_user_model
+
+    group = Group.objects.get(home_of=get_user_model().objects.get(username=username))
+    paths = []
+    for i, doc in enumerate(three_nights()):
+        path = tmp_path / f"m{i}.json"
+        path.write_text(__import__("json").dumps(doc))
+        paths.append(str(path))
+    code, _, err = command("import_match", *paths, "--group", str(group.pk))
+    assert code == 0, err
+    return group
+
+
+def test_a_member_sets_a_venmo_name_and_the_payer_finds_the_button(
+    browser, no_script_errors, live_server, tmp_path
+):
+    from django.contrib.auth import get_user_model
+
+    page = no_script_errors
+    base = live_server.url
+    signed_in(page, base, "host")
+    group = three_mondays(tmp_path, "host")
+    group.claim(get_user_model().objects.get(username="host"), group.players.get(name="Ann"))
+
+    # Bob's phone: he joins, says he is Bob, and gives his Venmo name on the group's page.
+    bobs = browser.new_context(viewport=TALL, is_mobile=True, has_touch=True)
+    bob = bobs.new_page()
+    errors: list[str] = []
+    bob.on("pageerror", lambda error: errors.append(str(error)))
+    signed_in(bob, base, "bob")
+    bob_user = get_user_model().objects.get(username="bob")
+    group.join(bob_user, Role.VIEWER)
+    group.claim(bob_user, group.players.get(name="Bob"))
+    bob.goto(f"{base}/groups/{group.pk}/")
+    bob.get_by_label("Venmo user name").fill("bob lee")
+    bob.get_by_role("button", name="Set how I'm paid").click()
+    expect(bob.locator(".pay-form .error")).to_have_text(
+        "A Venmo name holds only letters, digits, hyphens (-) and underscores (_): a space "
+        "can't be in it. Such as ann-lee."
+    )
+    expect(bob.get_by_label("Venmo user name")).to_have_value("bob lee")
+    bob.get_by_label("Venmo user name").fill("@bob-lee")
+    bob.get_by_label("Anything else").fill("Zelle: 555-0100")
+    bob.get_by_role("button", name="Set how I'm paid").click()
+    expect(bob.get_by_text("How Bob is paid: saved.")).to_be_visible()
+    expect(bob.locator(".pay-row").first).to_contain_text("Venmo @bob-lee")
+    no_axe_violations(bob)
+    snap(bob, "pay-ways-group")
+    assert errors == []
+
+    # Ann's phone (the host's): the first night, where Ann pays Bob $7.20.
+    page.goto(base + "/nights/")
+    page.locator(".nights a").last.click()
+    transfer = page.locator(".settle-up .transfer").filter(has_text="Ann pays Bob")
+    venmo = transfer.get_by_role("link", name="Pay with Venmo")
+    expect(venmo).to_be_visible()
+    link = urlsplit(venmo.get_attribute("href"))
+    assert (link.netloc, link.path) == ("venmo.com", "/bob-lee")
+    assert parse_qs(link.query) == {
+        "txn": ["pay"],
+        "amount": ["7.20"],
+        "note": ["Buck Euchre, Mon Nov 2"],
+    }
+    expect(transfer.locator(".pay-other-text")).to_have_text("Zelle: 555-0100")
+    transfer.get_by_role("button", name="Copy: Zelle: 555-0100").click()
+    expect(transfer.get_by_role("button", name="Copy: Zelle: 555-0100")).to_have_text(
+        re.compile("Copied|Select it and copy")
+    )
+    # The Venmo button and Mark paid both within reach on the phone's first screens.
+    expect(transfer.get_by_role("button", name="Mark paid: Ann to Bob")).to_be_visible()
+    no_axe_violations(page)
+    snap(page, "pay-night")
+    bobs.close()
