@@ -1,6 +1,6 @@
 from django.urls import path
 
-from games.views import accounts, board, groups, ledger, matches, records
+from games.views import accounts, board, groups, ledger, matches, records, standings
 
 app_name = "games"
 urlpatterns = [
@@ -63,4 +63,13 @@ urlpatterns = [
         name="payment_remove",
     ),
     path("me/", ledger.me, name="me"),
+    # A season's standings (#44 §3)
+    path("groups/<int:pk>/standings/", standings.standings_page, name="standings"),
+    path("groups/<int:pk>/standings.csv", standings.standings_csv, name="standings_csv"),
+    path("groups/<int:pk>/seasons/", standings.season_create, name="season_create"),
+    path(
+        "groups/<int:pk>/seasons/<int:season>/delete/",
+        standings.season_delete,
+        name="season_delete",
+    ),
 ]

@@ -100,3 +100,35 @@ def test_a_member_sets_a_venmo_name_and_the_payer_finds_the_button(
     no_axe_violations(page)
     snap(page, "pay-night")
     bobs.close()
+
+
+def test_the_standings_of_a_year_and_of_all_time(no_script_errors, live_server, tmp_path):
+    from games.models import Span, standings
+
+    page = no_script_errors
+    base = live_server.url
+    signed_in(page, base, "host")
+    group = three_mondays(tmp_path, "host")
+    page.get_by_role("link", name=re.compile(r"^Standings of \d{4}$")).click()
+    expect(page.get_by_role("heading", level=1)).to_have_text(re.compile(r"Standings · \d{4}"))
+
+    page.select_option("#season", label="2026")
+    page.get_by_role("button", name="Show").click()
+    expect(page.get_by_role("heading", level=1)).to_have_text("Standings · 2026")
+    rows, _ = standings(group.pk, Span.year(2026))
+    names = page.locator("table.standings tbody th")
+    expect(names).to_have_text([s.name for s in rows])
+    first = page.locator("table.standings tbody tr").first
+    expect(first.locator("td").nth(0)).to_have_text(f"+${rows[0].money['USD'] / 100:.2f}")
+    # The names stay in view as the numbers scroll sideways on a phone.
+    expect(names.first).to_be_in_viewport()
+    no_axe_violations(page)
+    snap(page, "standings-2026")
+
+    page.select_option("#season", label="All time")
+    page.get_by_role("button", name="Show").click()
+    expect(page.get_by_role("heading", level=1)).to_have_text("Standings · All time")
+    rows, _ = standings(group.pk, None)
+    expect(names).to_have_text([s.name for s in rows])
+    expect(page.locator("table.standings tbody tr")).to_have_count(5)  # Eve sat in once
+    snap(page, "standings-all")

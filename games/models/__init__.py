@@ -47,6 +47,7 @@ from games.models.results import (
     Tallied,
     stat_sums,
 )
+from games.models.seasons import Season, Span, Standing, standings
 from games.models.sums import NightSum, recount_sums, run_totals, running_money
 from games.models.writes import GONE as MATCH_GONE
 from games.models.writes import MAX_HANDS, Earlier, Saved, Stale, check_money, check_room
@@ -81,7 +82,10 @@ __all__ = [
     "Role",
     "STAKED",
     "SUIT_CHOICES",
+    "Season",
     "Seat",
+    "Span",
+    "Standing",
     "SettleUp",
     "Stale",
     "Saved",
@@ -96,6 +100,7 @@ __all__ = [
     "groups_turn",
     "run_totals",
     "stat_sums",
+    "standings",
     "hand_verdict",
     "memberships_of",
     "new_invite_token",

@@ -35,6 +35,7 @@ from games.views.payways import me as payways_me
 from games.views.refusals import (
     import_limits,
 )
+from games.views.standings import current as current_season
 
 
 def _listed(group: Group) -> MatchQuerySet:
@@ -118,6 +119,7 @@ def home(request: SignedInRequest) -> HttpResponse:
             "group": group,
             "groups": group_switch(request, group),
             "can_score": access.may(request, group, Role.SCORER),
+            "season": current_season(group),
             **regions.region(request, group, "home", (me,), draw),
         },
     )
