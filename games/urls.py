@@ -1,6 +1,6 @@
 from django.urls import path
 
-from games.views import accounts, board, groups, ledger, matches, records, standings
+from games.views import accounts, board, groups, ledger, matches, records, share, standings
 
 app_name = "games"
 urlpatterns = [
@@ -31,6 +31,8 @@ urlpatterns = [
     path("nights/<int:pk>/", records.night_detail, name="night_detail"),
     path("nights/<int:pk>/paid/", records.night_paid, name="night_paid"),
     path("nights/<int:pk>/settle-up.csv", records.night_csv, name="night_csv"),
+    path("nights/<int:pk>/night.png", share.night_picture, name="night_picture"),
+    path("nights/<int:pk>/night.txt", share.night_words, name="night_words"),
     path("players/<int:pk>/", records.player_detail, name="player_detail"),
     path("players/<int:pk>/rename/", records.player_rename, name="player_rename"),
     path("players/<int:pk>/merge/", records.player_merge, name="player_merge"),

@@ -132,3 +132,64 @@ def test_the_standings_of_a_year_and_of_all_time(no_script_errors, live_server, 
     expect(names).to_have_text([s.name for s in rows])
     expect(page.locator("table.standings tbody tr")).to_have_count(5)  # Eve sat in once
     snap(page, "standings-all")
+
+
+# The phone's share sheet, stubbed: what it was given is kept for the test to read.
+SHARE_SHEET = """
+navigator.canShare = (data) => Boolean(data && data.files && data.files.length);
+navigator.share = async (data) => {
+  const file = data.files[0];
+  const bytes = new Uint8Array(await file.arrayBuffer());
+  const bitmap = await createImageBitmap(file);
+  window.shared = {
+    text: data.text, name: file.name, type: file.type, size: file.size,
+    head: Array.from(bytes.slice(0, 8)), width: bitmap.width, height: bitmap.height,
+  };
+};
+"""
+
+
+def test_share_on_the_night_page_gives_the_share_sheet_the_picture_and_the_words(
+    no_script_errors, live_server, tmp_path
+):
+    from games import picture
+    from games.models import Night
+    from games.views.share import night_card
+
+    page = no_script_errors
+    base = live_server.url
+    page.add_init_script(SHARE_SHEET)
+    signed_in(page, base, "host")
+    group = three_mondays(tmp_path, "host")
+    night = Night.objects.filter(group=group).order_by("pk").first()
+    page.goto(base + night.get_absolute_url())
+    share = page.get_by_role("link", name="Share the night")
+    expect(share).to_be_in_viewport()
+    no_axe_violations(page)
+    share.click()
+    expect(page.locator(".share-status")).to_have_text("Shared.")
+    shared = page.evaluate("window.shared")
+    assert shared["type"] == "image/png" and shared["name"].endswith(".png")
+    assert shared["head"] == list(b"\x89PNG\r\n\x1a\n")
+    assert (shared["width"], shared["height"]) == (1080, 1920)
+    assert shared["size"] < 150_000
+    assert shared["text"] == picture.chat_text(night_card(night))
+    assert shared["text"].startswith("Monday at Host's table: ")
+    snap(page, "share-night")
+
+
+def test_without_a_share_sheet_the_picture_downloads_and_the_words_are_copied(
+    no_script_errors, live_server, tmp_path
+):
+    page = no_script_errors
+    base = live_server.url
+    page.add_init_script("delete Navigator.prototype.share; delete Navigator.prototype.canShare;")
+    signed_in(page, base, "host")
+    group = three_mondays(tmp_path, "host")
+    finished = group.matches.filter(finished__isnull=False).order_by("played_at").first()
+    page.goto(base + finished.get_absolute_url())
+    with page.expect_download() as download:
+        page.get_by_role("link", name="Share the night").click()
+    assert download.value.suggested_filename == "buck-euchre-night.png"
+    expect(page.locator(".share-status")).to_contain_text("The picture is downloading")
+    snap(page, "share-board")

@@ -47,15 +47,19 @@ document.addEventListener("click", async (event) => {
   const button = event.target.closest?.("[data-share]");
   if (!button) return;
   event.preventDefault();
-  const text = button.dataset.text || "";
+  let text = button.dataset.text || "";
   const status = document.getElementById(button.dataset.status || "");
   const tell = (words) => {
     if (status) status.textContent = words;
   };
   let file = null;
   try {
-    const answer = await fetch(button.dataset.share, { credentials: "same-origin" });
-    if (!answer.ok) throw new Error(String(answer.status));
+    const [answer, words] = await Promise.all([
+      fetch(button.dataset.share, { credentials: "same-origin" }),
+      button.dataset.textUrl ? fetch(button.dataset.textUrl, { credentials: "same-origin" }) : null,
+    ]);
+    if (!answer.ok || (words && !words.ok)) throw new Error(String(answer.status));
+    if (words) text = await words.text();
     const blob = await answer.blob();
     file = new File([blob], button.dataset.filename || "buck-euchre.png", { type: "image/png" });
   } catch {
@@ -81,5 +85,9 @@ document.addEventListener("click", async (event) => {
   link.remove();
   setTimeout(() => URL.revokeObjectURL(link.href), 10000);
   const copied = await copyText(text);
-  tell(copied ? "The picture is downloading, and the words are copied: paste them in the chat." : "The picture is downloading; copy the words below.");
+  tell(
+    copied
+      ? "The picture is downloading, and the words are copied: paste them in the chat."
+      : `The picture is downloading. The words for the chat: ${text}`,
+  );
 });
