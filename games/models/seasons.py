@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from datetime import date, datetime, time, timedelta
 
 from django.db import models
-from django.db.models import Count, Max, Min, Q, Sum
+from django.db.models import Count, Q, Sum
 from django.urls import reverse
 from django.utils import timezone
 
@@ -92,12 +92,14 @@ class Standing:
 
 def years(group_id: int) -> list[int]:
     """The calendar years (local) in which the group began a match, the latest first."""
-    matches = Match.objects.filter(group=group_id)
-    first_last = matches.aggregate(first=Min("played_at"), last=Max("played_at"))
-    if first_last["first"] is None:
+    # The first and the last by the group's index of when its matches began: two rows read,
+    # where MIN() and MAX() together would read every match of the group.
+    when = Match.objects.filter(group=group_id).values_list("played_at", flat=True)
+    earliest, latest = when.order_by("played_at").first(), when.order_by("-played_at").first()
+    if earliest is None or latest is None:
         return []
-    first = timezone.localtime(first_last["first"]).year
-    last = timezone.localtime(first_last["last"]).year
+    first = timezone.localtime(earliest).year
+    last = timezone.localtime(latest).year
     return list(range(last, first - 1, -1))
 
 
@@ -117,8 +119,12 @@ def _all_time(group_id: int) -> dict[int, Standing]:
             mine.money[currency] = mine.money.get(currency, 0) + net
         for name_, value in zip(COUNTS, counts, strict=True):
             setattr(mine, name_, getattr(mine, name_) + value)
+    # The matches going first, by their own index (`match_going`): joined to the results, a
+    # database may read every result of the group to find the few of them.
+    going_ids = Match.objects.filter(group=group_id).in_progress().order_by()
+    ids = list(going_ids.values_list("pk", flat=True))
     going = (
-        Result.objects.filter(match__group=group_id, match__finished__isnull=True)
+        Result.objects.filter(match__in=ids)
         .values_list("player")
         .annotate(**{f"n_{name}": Sum(name) for name in COUNTS})
         .order_by()

@@ -9,17 +9,19 @@ from typing import Any
 from django import forms
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
+from django.db import transaction
 from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils import timezone
 from django.views.decorators.http import require_http_methods, require_POST
 
-from games import access, rules, words
+from games import access, regions, rules, words
 from games.access import SignedInRequest
-from games.models import Group, Role, Season, Span, Standing, standings
+from games.models import Group, Role, Season, Span, Standing, groups_turn, standings
 from games.models.seasons import SEASON_NAME_LENGTH, years
 from games.views.common import csv_download, spreadsheet_amount
+from games.views.refusals import GROUP_GONE, refuse
 
 ALL_TIME = "all"
 
@@ -135,29 +137,42 @@ def _page(
     request: SignedInRequest, group: Group, form: SeasonForm | None = None, status: int = 200
 ) -> HttpResponse:
     picked, notice = _picked(group, request.GET.get("season"))
-    rows, currencies = standings(group.pk, picked.span)
-    table = [
-        {
-            "place": i,
-            "standing": s,
-            "url": reverse("games:player_detail", args=[s.player]),
-            "money": [(c, s.money.get(c, 0)) for c in currencies],
-            "rate": _rate(s),
-            "per_hand": _per_hand(s),
+
+    def draw() -> tuple[dict[str, str], None]:
+        """The picker and the table, drawn once a version of the group (a season named or
+        taken away moves it on too)."""
+        rows, currencies = standings(group.pk, picked.span)
+        table = [
+            {
+                "standing": s,
+                "url": reverse("games:player_detail", args=[s.player]),
+                "money": [(c, s.money.get(c, 0)) for c in currencies],
+                "rate": _rate(s),
+                "per_hand": _per_hand(s),
+            }
+            for s in rows
+        ]
+        context = {
+            "group": group,
+            "picked": picked,
+            "choices": _choices(group, picked),
+            "rows": table,
+            "currencies": currencies,
+            "moons": any(s.moons_made for s in rows),
         }
-        for i, s in enumerate(rows, 1)
-    ]
+        return {
+            "standings": regions.partial(request, "games/standings.html#standings", context)
+        }, None
+
+    this_year = timezone.localdate().year  # the picker offers it
     context = {
         "group": group,
         "picked": picked,
-        "choices": _choices(group, picked),
         "notice": notice,
-        "rows": table,
-        "currencies": currencies,
-        "moons": any(s.moons_made for s in rows),
         "is_owner": access.may(request, group, Role.OWNER),
-        "seasons": Season.objects.filter(group=group).all(),
+        "seasons": Season.objects.filter(group=group),
         "form": form or SeasonForm(),
+        **regions.region(request, group, "standings", (picked, this_year), draw),
     }
     return render(request, "games/standings.html", context, status=status)
 
@@ -198,7 +213,12 @@ def season_create(request: SignedInRequest, pk: int) -> HttpResponse:
     form = SeasonForm(request.POST)
     if not form.is_valid():
         return _page(request, group, form)
-    season = Season.objects.create(group=group, **form.cleaned_data)
+    try:
+        with transaction.atomic():
+            groups_turn(group.pk)  # the standings' picker is drawn once a version
+            season = Season.objects.create(group=group, **form.cleaned_data)
+    except Group.DoesNotExist:
+        return refuse(request, 404, GROUP_GONE)
     messages.success(request, f"The season {season.name} is in the picker.")
     return redirect(season)
 
@@ -209,6 +229,11 @@ def season_delete(request: SignedInRequest, pk: int, season: int) -> HttpRespons
     """An owner takes a named season away (its matches stay, in their years and all time)."""
     group = access.get(request, Group, Role.OWNER, pk=pk)
     found = get_object_or_404(Season, pk=season, group=group)
-    found.delete()
+    try:
+        with transaction.atomic():
+            groups_turn(group.pk)
+            found.delete()
+    except Group.DoesNotExist:
+        return refuse(request, 404, GROUP_GONE)
     messages.info(request, f"The season {found.name} is gone from the picker.")
     return redirect(reverse("games:standings", args=[group.pk]))
