@@ -99,6 +99,22 @@ def test_a_member_sets_a_venmo_name_and_the_payer_finds_the_button(
     expect(transfer.get_by_role("button", name="Mark paid: Ann to Bob")).to_be_visible()
     no_axe_violations(page)
     snap(page, "pay-night")
+
+    # Home's latest night (Ann pays Bob $3.10) and the balances (all Ann owes Bob): the same
+    # button, with what is owed there.
+    page.goto(base + "/")
+    home = page.locator(".tonight .transfer").filter(has_text="Ann pays Bob")
+    link = urlsplit(home.get_by_role("link", name="Pay with Venmo").get_attribute("href"))
+    assert parse_qs(link.query)["amount"] == ["3.10"]
+    assert parse_qs(link.query)["note"] == ["Buck Euchre, Mon Nov 16"]
+    no_axe_violations(page)
+    snap(page, "pay-home")
+    page.goto(f"{base}/groups/{group.pk}/balances/")
+    owed = page.locator(".settle-up .transfer").filter(has_text="Ann pays Bob")
+    link = urlsplit(owed.get_by_role("link", name="Pay with Venmo").get_attribute("href"))
+    assert parse_qs(link.query)["amount"] == ["17.50"]
+    no_axe_violations(page)
+    snap(page, "pay-balances")
     bobs.close()
 
 
