@@ -251,3 +251,20 @@ def test_home_and_the_balances_show_the_payer_the_buttons(client, user, night_gr
     assert [urlsplit(link).path for link in venmo_links(home)] == [
         f"/{t.payee.lower()}-pays" for t in mine
     ]
+
+
+@pytest.mark.django_db
+def test_a_player_merged_into_another_takes_their_ways_away_with_them(night_group):
+    eve, dan = night_group.players.get(name="Eve"), night_group.players.get(name="Dan")
+    PayWays.store(
+        night_group.pk, eve.pk, {"venmo": "eve-lee", "paypal": "", "cashapp": "", "other": ""}
+    )
+    PayWays.store(
+        night_group.pk, dan.pk, {"venmo": "dan-lee", "paypal": "", "cashapp": "", "other": ""}
+    )
+    dan.merge(eve)
+    assert list(PayWays.objects.values_list("player__name", "venmo")) == [("Dan", "dan-lee")]
+    # Ways sent for the player merged away meanwhile are not stored.
+    assert not PayWays.store(
+        night_group.pk, eve.pk, {"venmo": "eve-again", "paypal": "", "cashapp": "", "other": ""}
+    )

@@ -239,3 +239,21 @@ def test_home_links_the_standings_of_the_current_season(client_in, user):
     page = text(client_in.get(url("home")))
     assert f'standings/?season=s{season.pk}">Standings of This winter</a>' in page
     assert get_user_model().objects.count() == 1
+
+
+def test_the_picker_lists_at_most_fifty_years(user):
+    from games.models.seasons import years
+
+    for year in (1950, 2026):
+        Match.create(
+            user,
+            "standard",
+            rules.make_ruleset("standard"),
+            STAKES[1],
+            ("Ann", "Bob", "Cat", "Dan"),
+            "Dan",
+            (),
+            timezone.make_aware(datetime(year, 6, 1, 20)),
+        )
+    found = years(Group.home(user).pk)
+    assert found[0] == 2026 and len(found) == 50 and found[-1] == 1977

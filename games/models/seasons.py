@@ -91,7 +91,8 @@ class Standing:
 
 
 def years(group_id: int) -> list[int]:
-    """The calendar years (local) in which the group began a match, the latest first."""
+    """The calendar years (local) from the group's first match to its last, the latest first
+    (at most fifty)."""
     # The first and the last by the group's index of when its matches began: two rows read,
     # where MIN() and MAX() together would read every match of the group.
     when = Match.objects.filter(group=group_id).values_list("played_at", flat=True)
@@ -100,7 +101,8 @@ def years(group_id: int) -> list[int]:
         return []
     first = timezone.localtime(earliest).year
     last = timezone.localtime(latest).year
-    return list(range(last, first - 1, -1))
+    # A match imported with a date long past would list every year since: the latest fifty.
+    return list(range(last, max(first, last - 49) - 1, -1))
 
 
 def _all_time(group_id: int) -> dict[int, Standing]:
