@@ -6,7 +6,7 @@ PORT ?= 8000
 CHROMIUM := /usr/lib/chromium/chromium-headless-shell
 HAPROXY := /usr/sbin/haproxy
 
-.PHONY: install run test lint typecheck chromium haproxy bench
+.PHONY: install run test lint typecheck chromium haproxy bench fonts
 
 $(VENV)/.installed: pyproject.toml
 	python3 -m venv $(VENV)
@@ -22,11 +22,17 @@ install: $(VENV)/.installed
 chromium:
 	@test -x $(CHROMIUM) || (apt-get update -qq && apt-get install -y -qq chromium-headless-shell)
 
+# The picture of a night (games/picture.py) is drawn in Debian's DejaVu: every letter a
+# player's name may hold, and the minus and currency signs.
+FONT := /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf
+fonts:
+	@test -f $(FONT) || (apt-get update -qq && apt-get install -y -qq fonts-dejavu-core)
+
 # The scale-out bench puts Debian's HAProxy in front of two app servers.
 haproxy:
 	@test -x $(HAPROXY) || (apt-get update -qq && apt-get install -y -qq haproxy)
 
-run: install
+run: install fonts
 	$(PY) manage.py migrate --noinput
 	$(PY) manage.py collectstatic --noinput --verbosity 0
 	@echo "Open http://$$(hostname -I 2>/dev/null | cut -d' ' -f1):$(PORT)/ on a phone on this network."
@@ -35,7 +41,7 @@ run: install
 # Two pytest-xdist workers, one for each core: one takes the browser tests while the other
 # runs the rest (tests/conftest.py). `make test WORKERS=` runs the suite in one process.
 WORKERS ?= --numprocesses 2
-test: install chromium
+test: install chromium fonts
 	$(PY) -m pytest -q $(WORKERS)
 
 lint: install typecheck
@@ -47,11 +53,13 @@ lint: install typecheck
 typecheck: install
 	$(VENV)/bin/mypy games scorekeeper
 
-bench: install haproxy
+bench: install haproxy fonts
 	$(PY) bench/replay_bench.py
 	$(PY) bench/pages_bench.py
 	$(PY) bench/records_bench.py
 	$(PY) bench/me_bench.py
 	$(PY) bench/race_bench.py
 	$(PY) bench/undated_bench.py
+	$(PY) bench/standings_bench.py
+	$(PY) bench/share_bench.py
 	$(PY) bench/scaleout_bench.py

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from games.views import accounts, board, groups, ledger, matches, records
+from games.views import accounts, board, groups, ledger, matches, records, share, standings
 
 app_name = "games"
 urlpatterns = [
@@ -31,6 +31,8 @@ urlpatterns = [
     path("nights/<int:pk>/", records.night_detail, name="night_detail"),
     path("nights/<int:pk>/paid/", records.night_paid, name="night_paid"),
     path("nights/<int:pk>/settle-up.csv", records.night_csv, name="night_csv"),
+    path("nights/<int:pk>/night.png", share.night_picture, name="night_picture"),
+    path("nights/<int:pk>/night.txt", share.night_words, name="night_words"),
     path("players/<int:pk>/", records.player_detail, name="player_detail"),
     path("players/<int:pk>/rename/", records.player_rename, name="player_rename"),
     path("players/<int:pk>/merge/", records.player_merge, name="player_merge"),
@@ -52,6 +54,7 @@ urlpatterns = [
     path("groups/<int:pk>/members/", groups.group_members, name="group_members"),
     path("groups/<int:pk>/leave/", groups.group_leave, name="group_leave"),
     path("groups/<int:pk>/me/", groups.group_me, name="group_me"),
+    path("groups/<int:pk>/pay/<int:player>/", groups.pay_ways, name="pay_ways"),
     path("join/<str:token>/", groups.join, name="join"),
     # The ledger
     path("groups/<int:pk>/balances/", ledger.balances, name="balances"),
@@ -62,4 +65,13 @@ urlpatterns = [
         name="payment_remove",
     ),
     path("me/", ledger.me, name="me"),
+    # A season's standings (#44 §3)
+    path("groups/<int:pk>/standings/", standings.standings_page, name="standings"),
+    path("groups/<int:pk>/standings.csv", standings.standings_csv, name="standings_csv"),
+    path("groups/<int:pk>/seasons/", standings.season_create, name="season_create"),
+    path(
+        "groups/<int:pk>/seasons/<int:season>/delete/",
+        standings.season_delete,
+        name="season_delete",
+    ),
 ]

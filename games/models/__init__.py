@@ -36,6 +36,7 @@ from games.models.hands import (
 from games.models.ledger import PAYMENT_TOO_BIG, FormUsed, Payment, PaymentsChanged
 from games.models.matches import PRESET_CHOICES, Match, MatchQuerySet, Seat, new_share_token
 from games.models.nights import NIGHT_GAP, Night, SettleUp, payment_key
+from games.models.payways import PayWays
 from games.models.players import Player
 from games.models.results import (
     STAKED,
@@ -46,6 +47,7 @@ from games.models.results import (
     Tallied,
     stat_sums,
 )
+from games.models.seasons import Season, Span, Standing, standings
 from games.models.sums import NightSum, recount_sums, run_totals, running_money
 from games.models.writes import GONE as MATCH_GONE
 from games.models.writes import MAX_HANDS, Earlier, Saved, Stale, check_money, check_room
@@ -69,6 +71,7 @@ __all__ = [
     "NightSum",
     "PRESET_CHOICES",
     "PAYMENT_TOO_BIG",
+    "PayWays",
     "Payment",
     "PaymentsChanged",
     "Play",
@@ -79,7 +82,10 @@ __all__ = [
     "Role",
     "STAKED",
     "SUIT_CHOICES",
+    "Season",
     "Seat",
+    "Span",
+    "Standing",
     "SettleUp",
     "Stale",
     "Saved",
@@ -94,6 +100,7 @@ __all__ = [
     "groups_turn",
     "run_totals",
     "stat_sums",
+    "standings",
     "hand_verdict",
     "memberships_of",
     "new_invite_token",

@@ -159,7 +159,15 @@ class Match(MatchWrites, models.Model):
     class Meta:
         ordering = ["-created"]
         verbose_name_plural = "matches"
-        indexes = [models.Index(fields=["group", "-played_at"], name="match_group_played")]
+        indexes = [
+            models.Index(fields=["group", "-played_at"], name="match_group_played"),
+            # The few matches going, found without reading the group's finished ones (#44 §3).
+            models.Index(
+                fields=["group", "-played_at"],
+                condition=Q(finished__isnull=True),
+                name="match_going",
+            ),
+        ]
         constraints = [
             models.CheckConstraint(
                 condition=Q(per_game_cents__gte=0)

@@ -28,9 +28,11 @@ from games.models import (
     Invite,
     Match,
     Membership,
+    PayWays,
     Role,
     groups_turn,
 )
+from games.views import payways
 from games.views.common import (
     clock,
     day_and_clock,
@@ -93,6 +95,8 @@ def _detail(
             url = request.build_absolute_uri(invite.get_absolute_url())
             invites.append({"invite": invite, "url": url, "qr": qr(url)})
     mine = next((m for m in members if m.user_id == request.user.pk), None)
+    players = list(group.players.order_by("name"))
+    sent = more.pop("pay_sent", None)
     context = {
         "group": group,
         "role": role,
@@ -101,7 +105,8 @@ def _detail(
         "invites": invites,
         "invite_days": INVITE_DAYS,
         "me": mine,
-        "players": group.players.order_by("name"),
+        "players": players,
+        **payways.group_context(request, group.pk, list(members), players, sent),  # type: ignore[arg-type]
         "name_form": GroupForm(initial={"name": group.name}),
         "invite_form": InviteForm(),
         **more,
@@ -343,6 +348,34 @@ def group_me(request: SignedInRequest, pk: int) -> HttpResponse:
         return redirect(group)
     messages.success(request, f"You are {player.name} in {group}.")
     return redirect(player)
+
+
+@login_required
+@require_POST
+def pay_ways(request: SignedInRequest, pk: int, player: int) -> HttpResponse:
+    """How a player likes to be paid (#44 §1), set, changed or removed by the member who plays
+    as them, or by an owner."""
+    group = access.get(request, Group, pk=pk)
+    found = get_object_or_404(group.players, pk=player)
+    if not payways.may_change(request, group.pk, found.pk):
+        return refuse(
+            request, 403, f"Only {found.name}, or an owner, can change how {found.name} is paid."
+        )
+    form = payways.PayWaysForm(request.POST)
+    if "remove" in request.POST:
+        form = payways.PayWaysForm(dict.fromkeys(payways.FIELDS, ""))
+    if not form.is_valid():
+        return _detail(request, group, pay_sent=(found.pk, form))
+    values = {name: form.cleaned_data[name] for name in payways.FIELDS}
+    try:
+        stored = PayWays.store(group.pk, found.pk, values)
+    except Group.DoesNotExist:
+        return refuse(request, 404, GROUP_GONE)
+    if not stored:
+        return refuse(request, 404, f"{found.name} is no longer a player of this group.")
+    said = "removed" if not any(values.values()) else "saved"
+    messages.success(request, f"How {found.name} is paid: {said}.")
+    return redirect(reverse("games:group_detail", args=[group.pk]) + "#pay-title")
 
 
 @login_required

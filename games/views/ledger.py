@@ -33,11 +33,13 @@ from games.models import (
     NightSum,
     Payment,
     PaymentsChanged,
+    PayWays,
     Player,
     ResultSum,
     Role,
     SettleUp,
 )
+from games.views import payways
 from games.views.common import (
     cards_of,
     csv_download,
@@ -260,6 +262,11 @@ def _balances_page(
     balances = group.balances()
     players = list(group.players.order_by("name"))
     workings = _workings(group, balances, players)
+    # The buttons that pay a transfer, for the one who pays it (the viewer's player).
+    me = payways.me(request, group.pk)
+    me_name = next((p.name for p in players if p.pk == me), None)
+    kept = PayWays.of_group(group.pk) if me_name else {}
+    today = timezone.localdate()
     urls = {p.name: reverse("games:player_detail", args=[p.pk]) for p in players}
     pks = {p.name: p.pk for p in players}
     sections = [
@@ -273,6 +280,9 @@ def _balances_page(
                     "payee": pks.get(t.payee),
                     "amount": rules.format_money(t.cents),
                     "token": _token(),
+                    "ways": payways.buttons(
+                        kept, me_name, t.payer, t.payee, t.cents, s.currency, today
+                    ),
                 }
                 for t in s.transfers
             ],

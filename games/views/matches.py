@@ -21,18 +21,21 @@ from django.utils import timezone
 from django.views.decorators.http import require_http_methods, require_POST
 from django.views.decorators.vary import vary_on_headers
 
-from games import access, matchfile, regions, rules, words
+from games import access, matchfile, payways, regions, rules, words
 from games.access import HtmxRequest, SignedInRequest
 from games.forms import MatchForm
-from games.models import Group, Match, MatchQuerySet, Night, Player, Role
+from games.models import Group, Match, MatchQuerySet, Night, PayWays, Player, Role
 from games.views.common import (
     cards_of,
     group_switch,
     partial,
 )
+from games.views.payways import buttons
+from games.views.payways import me as payways_me
 from games.views.refusals import (
     import_limits,
 )
+from games.views.standings import current as current_season
 
 
 def _listed(group: Group) -> MatchQuerySet:
@@ -46,10 +49,10 @@ TONIGHT = timedelta(hours=12)
 
 class _Tonight(TypedDict):
     """The latest night's settle-up on the home page (`_tonight`): each transfer as
-    (currency, payment, paid in full, cents left)."""
+    (currency, payment, paid in full, cents left, the buttons that pay it)."""
 
     night: Night
-    transfers: list[tuple[str, rules.Payment, bool, int]]
+    transfers: list[tuple[str, rules.Payment, bool, int, list[payways.Way]]]
     staked: bool
     not_fewest: str
     is_tonight: bool
@@ -57,19 +60,29 @@ class _Tonight(TypedDict):
     started: date
 
 
-def _tonight(group: Group) -> _Tonight | None:
-    """The settle-up of the latest night, once one of its matches has finished."""
+def _tonight(group: Group, me: int | None) -> _Tonight | None:
+    """The settle-up of the latest night, once one of its matches has finished; the buttons
+    that pay a transfer for the one who pays it (`me`, the viewer's player)."""
     night = Night.latest(group)
     if night is None:
         return None
     settle_up, paid = night.settle_up(), night.paid_cents()
+    first, last = night.span()
+    assert first is not None and last is not None  # Night.latest has a finished match
+    me_name = group.players.filter(pk=me).values_list("name", flat=True).first() if me else None
+    kept = PayWays.of_group(group.pk) if me_name else {}
+    day = timezone.localtime(first).date()
     transfers = [
-        (s.currency, t, s.covered(t, paid), t.cents - paid.get(s.key(t), 0))
+        (
+            s.currency,
+            t,
+            s.covered(t, paid),
+            left := t.cents - paid.get(s.key(t), 0),
+            buttons(kept, me_name, t.payer, t.payee, left, s.currency, day),
+        )
         for s in settle_up
         for t in s.transfers
     ]
-    first, last = night.span()
-    assert first is not None and last is not None  # Night.latest has a finished match
     return {
         "night": night,
         "transfers": transfers,
@@ -84,10 +97,11 @@ def _tonight(group: Group) -> _Tonight | None:
 @login_required
 def home(request: SignedInRequest) -> HttpResponse:
     group = access.picked(request)
+    me = payways_me(request, group.pk)
 
     def draw() -> tuple[dict[str, str], datetime | None]:
         """The matches and the latest night's settle-up, drawn once a version of the group."""
-        tonight = _tonight(group)
+        tonight = _tonight(group, me)
         context = {
             "group": group,
             "playing": cards_of(MatchQuerySet.latest_ids(group, finished=False, most=20)),
@@ -105,7 +119,8 @@ def home(request: SignedInRequest) -> HttpResponse:
             "group": group,
             "groups": group_switch(request, group),
             "can_score": access.may(request, group, Role.SCORER),
-            **regions.region(request, group, "home", (), draw),
+            "season": current_season(group),
+            **regions.region(request, group, "home", (me,), draw),
         },
     )
 

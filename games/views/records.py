@@ -22,7 +22,8 @@ from django.views.decorators.vary import vary_on_headers
 from games import access, regions, rules, words
 from games.access import SignedInRequest
 from games.charts import line_chart
-from games.models import Group, Match, Night, Player, Role, SettleUp, payment_key
+from games.models import Group, Match, Night, PayWays, Player, Role, SettleUp, payment_key
+from games.views import payways
 from games.views.common import (
     csv_download,
     group_switch,
@@ -61,7 +62,7 @@ def _workings(matches: list[Match]) -> dict[tuple[str, str], list[dict[str, obje
     return out
 
 
-def _settle_up_context(night: Night, matches: list[Match]) -> dict[str, Any]:
+def _settle_up_context(night: Night, matches: list[Match], me: int | None = None) -> dict[str, Any]:
     settle_up = night.settle_up()
     paid = night.paid_cents()
     workings = _workings(matches)
@@ -69,6 +70,10 @@ def _settle_up_context(night: Night, matches: list[Match]) -> dict[str, Any]:
     players = dict(
         Player.objects.filter(group=night.group_id, name__in=names).values_list("name", "pk")
     )
+    # The buttons that pay a transfer, for the one who pays it (`me`, the viewer's player).
+    me_name = next((name for name, pk in players.items() if pk == me), None)
+    kept = PayWays.of_group(night.group_id) if me_name else {}
+    day = timezone.localtime(matches[0].played_at).date() if matches else timezone.localdate()
     sections = [
         {
             "currency": s.currency,
@@ -88,6 +93,15 @@ def _settle_up_context(night: Night, matches: list[Match]) -> dict[str, Any]:
                     "key": s.key(t),
                     "paid": s.covered(t, paid),
                     "left_cents": t.cents - paid.get(s.key(t), 0),
+                    "ways": payways.buttons(
+                        kept,
+                        me_name,
+                        t.payer,
+                        t.payee,
+                        t.cents - paid.get(s.key(t), 0),
+                        s.currency,
+                        day,
+                    ),
                 }
                 for t in s.transfers
             ],
@@ -127,9 +141,9 @@ def _nights_near(night: Night, matches: list[Match]) -> QuerySet[Night]:
     )
 
 
-def _night_context(night: Night, can_score: bool) -> dict[str, Any]:
+def _night_context(night: Night, can_score: bool, me: int | None) -> dict[str, Any]:
     matches = list(night.matches.order_by("played_at", "pk").with_results())
-    context = _settle_up_context(night, matches)
+    context = _settle_up_context(night, matches, me)
     context.update(matches=matches, nights=_nights_near(night, matches), can_score=can_score)
     return context
 
@@ -140,14 +154,15 @@ def _night_context(night: Night, can_score: bool) -> dict[str, Any]:
 def night_detail(request: SignedInRequest, pk: int) -> HttpResponse:
     night = access.get_of_group(request, Night, pk)
     can_score = access.may(request, night, Role.SCORER)
+    me = payways.me(request, night.group_id)
     template = partial(request, "games/night_detail.html", "settle-up")
     if template.endswith("#settle-up"):
-        return render(request, template, _night_context(night, can_score))
+        return render(request, template, _night_context(night, can_score, me))
 
     def draw() -> tuple[dict[str, str], None]:
         """The night's page, drawn once a version of the group; the choice of nights to move
         a match to drawn once for all its matches."""
-        context = _night_context(night, can_score)
+        context = _night_context(night, can_score, me)
         matches: list[Match] = context["matches"]
         context["night_title"] = night.titled(matches[0].played_at if matches else None)
         options = "games/night_detail.html#move-options"
@@ -155,7 +170,7 @@ def night_detail(request: SignedInRequest, pk: int) -> HttpResponse:
         page = regions.partial(request, "games/night_detail.html#night", context)
         return {"night_title": context["night_title"], "night_page": page}, None
 
-    drawn = regions.region(request, night.group, "night", (night.pk, can_score), draw)
+    drawn = regions.region(request, night.group, "night", (night.pk, can_score, me), draw)
     return render(request, template, {"night": night, **drawn})
 
 
@@ -181,7 +196,8 @@ def night_paid(request: SignedInRequest, pk: int) -> HttpResponse:
         return redirect(night.get_absolute_url() + "#settle-up")
     night = access.get(request, Night, pk=pk)
     matches = list(night.matches.order_by("played_at", "pk").with_results())
-    context = {**_settle_up_context(night, matches), "notice": notice, "can_score": True}
+    me = payways.me(request, night.group_id)
+    context = {**_settle_up_context(night, matches, me), "notice": notice, "can_score": True}
     return render(request, "games/night_detail.html#settle-up", context)
 
 
