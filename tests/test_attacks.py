@@ -10,7 +10,6 @@ import json
 import re
 import socket
 import sqlite3
-import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
@@ -64,11 +63,10 @@ def claim(path: str, length: int, **headers) -> str:
 @pytest.mark.parametrize("path", ["/accounts/login/", "/signup/", "/matches/import/"])
 def test_a_300_mb_body_is_refused_before_it_is_sent(server, uploads, path):
     base, _ = server
-    start = time.monotonic()
+    # The answer comes though the other 299.9 MB are never sent: it did not wait for them.
     answer = raw(base, claim(path, 300_000_000), b"username=" + b"x" * 60_000)
     assert answer.startswith(b"HTTP/1.1 413 "), answer[:200]
     assert b"That is more than" in answer and b"Nothing was" in answer
-    assert time.monotonic() - start < 5  # it did not wait for the other 299.9 MB
     assert list(uploads.iterdir()) == []
 
 
@@ -124,38 +122,34 @@ def test_maximal_imports_leave_the_log_in_page_answering(server):
     ]
     phones = [Phone(base, "table"), Phone(base, "importer", signup=True)]
 
+    # The order of events, not their times: the log-in page is answered while both imports
+    # are still being read and stored (a server held up by them would answer it after).
+    events: list[str] = []
+
     def import_all(phone):
-        start = time.monotonic()
         response = phone.http.post(
             base + "/matches/import/",
             files=files,
             headers={"X-CSRFToken": phone.http.cookies["csrftoken"]},
         )
-        return response, time.monotonic() - start
-
-    def log_in_page():
-        start = time.monotonic()
-        assert requests.get(base + "/accounts/login/", timeout=30).status_code == 200
-        return time.monotonic() - start
+        events.append("import answered")
+        return response
 
     with ThreadPoolExecutor(4) as pool:
         imports = [pool.submit(import_all, phone) for phone in phones]
-        time.sleep(0.2)
-        waits = []
-        while not all(i.done() for i in imports):
-            waits.append(log_in_page())
-            time.sleep(0.1)
+        while "import answered" not in events:
+            assert requests.get(base + "/accounts/login/", timeout=60).status_code == 200
+            events.append("log-in page answered")
         answers = [i.result() for i in imports]
-    for response, seconds in answers:
-        assert response.status_code == 200
-        print(f"an import of 3,000 hands: {seconds:.1f} s; log-in page at most {max(waits):.2f} s")
-        assert seconds < 20
-    texts = [response.text for response, _ in answers]
+    # Several, one after another, before either import was done: the first may have gone
+    # before the imports reached the server; the later ones went while they ran.
+    assert events.index("import answered") >= 3, events
+    assert all(response.status_code == 200 for response in answers)
+    texts = [response.text for response in answers]
     assert all("3 matches imported." in t for t in texts)
     assert all(
         "m3.json: Nothing was imported. One import takes at most 3,000 hands" in t for t in texts
     )
-    assert max(waits) < 5
 
 
 def log_in(base: str, username: str, password: str, address: str) -> requests.Response:

@@ -499,19 +499,28 @@ def in_words(response: requests.Response, *words: str) -> str:
 
 
 class LogInPage:
-    """A stranger's log-in page, asked for again and again while the races run: its slowest."""
+    """A stranger's log-in page, asked for again and again while the races run: how many
+    times it was answered, and any answer that was not the page (an error, 30 s without one).
+    How long each took is the bench's (bench/race_bench.py), not a test's."""
 
     def __init__(self, base: str):
-        self.base, self.slowest, self.stop = base, 0.0, threading.Event()
+        self.base, self.answered, self.stop = base, 0, threading.Event()
+        self.failures: list[str] = []
         self.thread = threading.Thread(target=self._run)
 
     def _run(self):
         http = requests.Session()
         while not self.stop.is_set():
-            start = time.monotonic()
-            assert http.get(self.base + "/accounts/login/", timeout=30).status_code == 200
-            self.slowest = max(self.slowest, time.monotonic() - start)
-            time.sleep(0.05)
+            try:
+                status = http.get(self.base + "/accounts/login/", timeout=30).status_code
+            except requests.RequestException as e:
+                self.failures.append(repr(e))
+                continue
+            if status == 200:
+                self.answered += 1
+            else:
+                self.failures.append(str(status))
+            self.stop.wait(0.05)
 
     def __enter__(self):
         self.thread.start()
@@ -520,7 +529,9 @@ class LogInPage:
     def __exit__(self, *exc):
         self.stop.set()
         self.thread.join()
-        print(f"a stranger's log-in page answered within {self.slowest:.2f} s")
+
+    def kept_answering(self):
+        assert self.failures == [] and self.answered > 0, (self.answered, self.failures)
 
 
 def test_two_owners_deleting_their_accounts_at_once_leave_the_group_an_owner(groups_server):
@@ -543,7 +554,7 @@ def test_two_owners_deleting_their_accounts_at_once_leave_the_group_an_owner(gro
             in_words(refused, f"{kept.name} is the only owner of", "Everyone else left")
             assert owners(database, group) == [kept.name]
             no_group_without_an_owner(database)
-    assert login.slowest < 5
+    login.kept_answering()
 
 
 def test_an_owner_deleting_the_account_while_the_other_leaves_leaves_an_owner(groups_server):
@@ -586,7 +597,7 @@ def test_the_owner_deleting_the_group_while_two_scorers_save_answers_in_words(gr
                 column = "id" if table == "games_group" else "group_id"
                 assert query(database, f"SELECT id FROM {table} WHERE {column} = {group}") == []
             assert query(database, f"SELECT id FROM games_hand WHERE match_id = {match}") == []
-    assert login.slowest < 5
+    login.kept_answering()
 
 
 def test_a_hand_saved_while_its_match_is_deleted_answers_in_words(groups_server):
