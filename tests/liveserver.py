@@ -24,10 +24,10 @@ from pathlib import Path
 
 import requests
 
+from .matches import STARTED, TABLE
+
 ROOT = Path(__file__).resolve().parent.parent
 PASSWORD = "card-table-42"
-NEW_MATCH = {"preset": "standard", "dealer": "3", "create": "1"}
-NAMES = ("Ann", "Bob", "Cat", "Dan")
 
 
 # A database migrated once in this process, copied for each server that asks for a migrated
@@ -196,11 +196,11 @@ class Phone:
         response = self.http.post(base + path, data, allow_redirects=False)
         assert response.status_code == 302, response.text[:500]
 
-    def new_match(self, preset: str = "standard", names=NAMES, **house_rules) -> int:
+    def new_match(self, preset: str = "standard", names=TABLE, **house_rules) -> int:
         page = self.http.get(self.base + "/matches/new/").text
         seats = {f"seat_{i}": name for i, name in enumerate(names)}
         rules = {f"rule_{name}": value for name, value in house_rules.items()}
-        data = {**hidden(page, 'method="post"'), **NEW_MATCH, "preset": preset, **seats, **rules}
+        data = {**hidden(page, 'method="post"'), **STARTED, "preset": preset, **seats, **rules}
         response = self.http.post(self.base + "/matches/new/", data, allow_redirects=False)
         return int(re.search(r"/matches/(\d+)/", response.headers["Location"]).group(1))
 

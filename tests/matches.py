@@ -224,14 +224,14 @@ ORDERED_POST = {
 }
 
 
+# The new-match form as a phone sends it: the table above, a dealer picked at random; and
+# started, Dan (seat 4) dealing first.
 NEW_MATCH = {
     "preset": "standard",
-    "seat_0": "Ann",
-    "seat_1": "Bob",
-    "seat_2": "Cat",
-    "seat_3": "Dan",
+    **{f"seat_{i}": name for i, name in enumerate(TABLE)},
     "dealer": "random",
 }
+STARTED = {**NEW_MATCH, "dealer": "3", "create": "1"}
 
 
 def score_hand(state: MatchState, hand: Hand) -> dict[str, int]:

@@ -36,12 +36,11 @@ from games.words import NOT_FEWEST
 from games.words import money as money_words
 
 from .conftest import command, url
-from .matches import CLUB_HAND, MONDAY, three_nights
+from .matches import CLUB_HAND, MONDAY, STARTED, TABLE, three_nights
 
 A_GAME_AND_A_DIME = rules.Stakes(per_game=100, per_point=10)
 BOB_SWEEPS = GameHand("hearts", "hearts", "Bob", None, ("Ann", "Cat", "Dan"), {"Bob": 5})
 CAT_SWEEPS = GameHand("diamonds", "spades", "Cat", None, ("Ann", "Bob", "Dan"), {"Cat": 5})
-TABLE = ("Ann", "Bob", "Cat", "Dan")
 
 
 @pytest.fixture
@@ -872,7 +871,7 @@ ROUNDS = 8
 def table_server():
     """A host and a scorer of the host's group, each on a phone, after a match for $1.00 a
     game that Bob won by a sweep: Ann, Cat and Dan owe him a dollar each."""
-    from .liveserver import FAST_HASH, NAMES, NEW_MATCH, Phone, hidden, serve
+    from .liveserver import FAST_HASH, Phone, hidden, serve
     from .test_race import SWEEP
 
     with serve(workers=4, **FAST_HASH) as (base, database):
@@ -880,8 +879,8 @@ def table_server():
         friend = Phone(base, "friend", signup=True)
         friend.join(host.invite("scorer"))
         form = hidden(host.http.get(base + "/matches/new/").text, 'method="post"')
-        seats = {f"seat_{i}": name for i, name in enumerate(NAMES)}
-        data = {**form, **NEW_MATCH, **seats, "per_game": "1.00"}
+        seats = {f"seat_{i}": name for i, name in enumerate(TABLE)}
+        data = {**form, **STARTED, **seats, "per_game": "1.00"}
         response = host.http.post(base + "/matches/new/", data, allow_redirects=False)
         match = int(re.search(r"/matches/(\d+)/", response.headers["Location"]).group(1))
         assert host.save(match, host.page(match), SWEEP).status_code == 200

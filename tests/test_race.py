@@ -17,8 +17,9 @@ import requests
 
 from games import matchfile
 
-from .liveserver import FAST_HASH, NEW_MATCH, Phone, hand_scores, hidden, query, serve
+from .liveserver import FAST_HASH, Phone, hand_scores, hidden, query, serve
 from .matches import CLUB_POST as CLUB
+from .matches import STARTED
 
 ROUNDS = 10
 RACE_WRITES, RACE_RENAMES, RACE_MERGES = 90, 60, 20
@@ -467,7 +468,7 @@ def new_group(owner: Phone, *members: tuple[Phone, str]) -> int:
 def staked_match(phone: Phone, group: int, names=("Ann", "Bob", "Cat", "Dan")) -> int:
     """A match of `group` for $1.00 a game, its first hand (Bob sweeps) saved."""
     seats = {f"seat_{i}": name for i, name in enumerate(names)}
-    data = {**form_of(phone, "/matches/new/"), **NEW_MATCH, **seats, "per_game": "1.00"}
+    data = {**form_of(phone, "/matches/new/"), **STARTED, **seats, "per_game": "1.00"}
     answer = send(phone, "/matches/new/", {**data, "group": str(group)})
     match = int(re.search(r"/matches/(\d+)/", answer.headers["Location"]).group(1))
     assert phone.save(match, phone.page(match), CLUB).status_code == 200
