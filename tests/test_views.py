@@ -410,7 +410,7 @@ def test_saving_with_htmx_returns_the_new_board(client_in, user):
     html = response.content.decode()
     assert response.status_code == 200 and html.lstrip().startswith('<div id="board"')
     assert 'name="number" value="2"' in html
-    assert 'Upcard — <span class="dealer">Ann</span> deals' in html
+    assert 'Upcard <small class="dealer-line"><span class="dealer">Ann</span> deals</small>' in html
 
 
 def test_a_double_tap_records_the_hand_once(client_in, user):
