@@ -310,6 +310,20 @@ def make_ruleset(preset: str, **overrides: Any) -> Ruleset:  # each checked by O
     return replace(PRESETS[preset].ruleset, **overrides)
 
 
+OPTIONS_WORDS = (
+    'The options are the house rules as names and values, such as {"starting_score": 15}, '
+    "or {} for none."
+)
+
+
+def ruleset_of(preset: str, options: object) -> Ruleset:
+    """The ruleset of a preset and its options as stored (a match's JSON): `bad_rules`, on
+    the options, where they are not names and values (the admin can type any JSON there)."""
+    if not isinstance(options, dict):
+        raise RuleError("bad_rules", OPTIONS_WORDS, "options")
+    return make_ruleset(preset, **options)
+
+
 def ruleset_overrides(preset: str, ruleset: Ruleset) -> dict[str, object]:
     """The options where `ruleset` differs from the preset: the table's house rules."""
     base = PRESETS[preset].ruleset.options()
@@ -338,14 +352,29 @@ CURRENCY_LENGTH = 16
 
 PLAIN_NAME = (
     "A name can hold letters, digits, signs and spaces, but no control character "
-    "(such as a line break or NUL) and no broken Unicode."
+    "(such as a line break or NUL), no invisible mark (such as a zero-width space or a "
+    "right-to-left override) and no broken Unicode."
 )
+# Characters a name never shows, or that turn the text around it: control characters (Cc),
+# halves of UTF-16 pairs (Cs), formatting marks (Cf: the bidi embeddings, overrides and
+# isolates U+202A–U+202E and U+2066–U+2069, the zero-width space, joiners and direction
+# marks U+200B–U+200F, the word joiner U+2060, the byte-order mark U+FEFF, the Arabic letter
+# mark U+061C, the soft hyphen …) and the line and paragraph separators (Zl, Zp). A name
+# with a right-to-left override shows to the whole group reversed, one with a zero-width
+# space looks like another player's.
+HIDDEN_CATEGORIES = frozenset({"Cc", "Cs", "Cf", "Zl", "Zp"})
+# Letters Unicode calls letters that draw nothing: the Hangul fillers.
+HIDDEN_LETTERS = frozenset("\u115f\u1160\u3164\uffa0")
 
 
 def plain_text(text: str) -> bool:
-    """No control character (NUL, a line break …) and no half of a UTF-16 pair: text that any
-    database stores and any page shows (PostgreSQL refuses NUL outright)."""
-    return not any(unicodedata.category(c) in ("Cc", "Cs") for c in text)
+    """No control character (NUL, a line break …), no invisible or direction-turning mark and
+    no half of a UTF-16 pair (HIDDEN_CATEGORIES): text that any database stores and any page
+    shows as typed (PostgreSQL refuses NUL outright). Every name (a player's, a group's, a
+    table's) and a match file's currency ask this, in forms and imports alike."""
+    return not any(
+        c in HIDDEN_LETTERS or unicodedata.category(c) in HIDDEN_CATEGORIES for c in text
+    )
 
 
 def name_key(name: str) -> str:

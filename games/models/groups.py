@@ -129,6 +129,11 @@ class Group(models.Model):
     def get_absolute_url(self) -> str:
         return reverse("games:group_detail", args=[self.pk])
 
+    def clean(self) -> None:
+        """The admin's edit: a name any page shows as typed (rules.plain_text)."""
+        if not rules.plain_text(self.name):
+            raise ValidationError({"name": rules.PLAIN_NAME})
+
     @classmethod
     def home(cls, user: User, name: str = "") -> Group:
         """The account's own group, made (with the account as its owner) on first need, so

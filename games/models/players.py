@@ -59,7 +59,10 @@ class Player(models.Model):
         )
 
     def clean(self) -> None:
-        """The admin's check: a name is one person, in whatever capitals and spaces."""
+        """The admin's check: a name any page shows as typed (rules.plain_text), and one
+        person, in whatever capitals and spaces."""
+        if not rules.plain_text(self.name):
+            raise ValidationError({"name": rules.PLAIN_NAME})
         if self.group_id is None or not self.name:
             return
         players = Player.objects.filter(group=self.group_id).exclude(pk=self.pk)

@@ -396,6 +396,8 @@ def balances_csv(request: SignedInRequest, pk: int) -> HttpResponse:
                 out.writerow([s.currency, "net", name, "", spreadsheet_amount(cents), ""])
         for t in s.transfers:
             out.writerow([s.currency, "pays", t.payer, t.payee, spreadsheet_amount(t.cents), ""])
+        if not s.fewest:  # as the night's CSV says it (§11)
+            out.writerow([s.currency, "note", NOT_FEWEST, "", "", ""])
     return response
 
 
