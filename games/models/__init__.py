@@ -46,7 +46,7 @@ from games.models.results import (
     Tallied,
     stat_sums,
 )
-from games.models.sums import NightSum, recount_sums, run_totals, running_money
+from games.models.sums import NightSum, NightTransfers, recount_sums, run_totals, running_money
 from games.models.writes import GONE as MATCH_GONE
 from games.models.writes import MAX_HANDS, Earlier, Saved, Stale, check_money, check_room
 
@@ -100,6 +100,7 @@ __all__ = [
     "new_share_token",
     "payment_key",
     "recount_sums",
+    "NightTransfers",
     "row_of",
     "running_money",
     "verdict",
