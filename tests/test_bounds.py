@@ -237,3 +237,36 @@ def test_a_loose_payment_still_pays_the_earliest_nights_transfer_first(user, twe
     second = Night.objects.filter(group=group).exclude(pk=first.pk).order_by("pk").first()
     assert second.paid_cents()[key] == 5
     assert key not in latest.paid_cents()
+
+
+def test_a_rename_or_a_merge_that_leaves_the_nets_searches_nothing_again(
+    user, twelve_nights, monkeypatch
+):
+    group, latest = twelve_nights
+    before = [s.transfers for s in latest.settle_up()]
+    p03 = Player.objects.get(group=group, name="P03")
+    with searches(monkeypatch) as steps:
+        p03.rename("Zed")  # last of the four who began together, as P03 was
+        renamed = latest.settle_up()
+    assert steps == []
+    assert [s.transfers for s in renamed] != before  # by the new name
+    assert any(t.payer == "Zed" or t.payee == "Zed" for s in renamed for t in s.transfers)
+    # A second spelling of a player who never sat with them: the nets stay where they were.
+    ghost = Player.objects.create(group=group, name="Ghost")
+    with searches(monkeypatch) as steps:
+        Player.objects.get(group=group, name="P15").merge(ghost)
+        assert latest.settle_up() == [*renamed]
+    assert steps == []
+
+
+def test_a_rename_that_moves_a_player_among_those_who_began_together_searches_in_the_write(
+    client_in, user, twelve_nights, monkeypatch
+):
+    group, latest = twelve_nights
+    with searches(monkeypatch) as steps:
+        Player.objects.get(group=group, name="P00").rename("Zed")  # now last of the four
+    assert 0 < len(steps) <= 12  # each of their nights, once
+    with searches(monkeypatch) as steps:
+        assert client_in.get(latest.get_absolute_url()).status_code == 200
+    assert steps == []
+    assert list(latest.settle_up()[0].net)[:4] == ["P01", "P02", "P03", "Zed"]

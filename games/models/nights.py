@@ -174,10 +174,7 @@ class Night(models.Model):
         order of the first match they played, then by name; a name is one person."""
         nets = night_nets(self.sums.all()).get(self.pk, {})
         found = settled_nights({self.pk: nets}).get(self.pk, {}) if nets else {}
-        return [
-            SettleUp(c, {name: cents for _, name, cents in nets[c]}, *found[c])
-            for c in sorted(nets)
-        ]
+        return [SettleUp(c, dict(nets[c]), *found[c]) for c in sorted(nets)]
 
     @staticmethod
     def fingerprint(settle_up: list[SettleUp]) -> str:
@@ -206,10 +203,10 @@ class Night(models.Model):
         nets: dict[int, NightNets] = {}
         began: dict[int, datetime] = {}
         sums = NightSum.objects.filter(player__group=self.group_id)
-        for night, currency, player, name, cents, at in sums.values_list(
-            "night_id", "currency", "player_id", "player__name", "net_cents", "started"
+        for night, currency, name, cents, at in sums.values_list(
+            "night_id", "currency", "player__name", "net_cents", "started"
         ).order_by("night_id", "currency", "started", "player__name"):
-            nets.setdefault(night, {}).setdefault(currency, []).append((player, name, cents))
+            nets.setdefault(night, {}).setdefault(currency, []).append((name, cents))
             began[night] = min(began.get(night, at), at)
         if self.pk not in nets:
             return paid
@@ -219,7 +216,7 @@ class Night(models.Model):
         def may_pay(night: int) -> bool:
             """Whether a loose payment's payer owes that night and its payee is owed there:
             only such a night can have a transfer it pays."""
-            owed = {(c, name): cents for c, rows in nets[night].items() for _, name, cents in rows}
+            owed = {(c, name): cents for c, rows in nets[night].items() for name, cents in rows}
             return any(
                 owed.get((c, payer), 0) < 0 < owed.get((c, payee), 0) for c, payer, payee in loose
             )

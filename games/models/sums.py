@@ -1,5 +1,6 @@
 """Each player's sums kept in step with their results: per night (`NightSum`), the running totals
-of money, and the one write path that moves them (`move_sums`, `recount_sums`)."""
+of money, each night's transfers as searched for its sums (`NightTransfers`), and the one write
+path that moves them (`move_sums`, `recount_sums`)."""
 
 from __future__ import annotations
 
@@ -153,19 +154,19 @@ class NightSum(models.Model):
         return out
 
 
-# A night's nets as its transfers are searched from: by currency, (player, name, cents) in the
-# night's order (by when each began there, then by name), as `night_nets` reads them.
-NightNets = dict[str, list[tuple[int, str, int]]]
+# A night's nets as its transfers are searched from: by currency, (name, cents) in the night's
+# order (by when each began there, then by name), as `night_nets` reads them.
+NightNets = dict[str, list[tuple[str, int]]]
 
 
 def night_nets(sums: QuerySet[NightSum]) -> dict[int, NightNets]:
     """These sums, night by night, as `settled_nights` reads them."""
     rows = sums.order_by("night_id", "currency", "started", "player__name").values_list(
-        "night_id", "currency", "player_id", "player__name", "net_cents"
+        "night_id", "currency", "player__name", "net_cents"
     )
     out: dict[int, NightNets] = {}
-    for night, currency, player, name, cents in rows:
-        out.setdefault(night, {}).setdefault(currency, []).append((player, name, cents))
+    for night, currency, name, cents in rows:
+        out.setdefault(night, {}).setdefault(currency, []).append((name, cents))
     return out
 
 
@@ -179,7 +180,9 @@ class NightTransfers(models.Model):
 
     night = models.OneToOneField("Night", models.CASCADE, related_name="+")
     digest = models.CharField(max_length=64)
-    # {currency: [fewest, [[payer, payee, cents], …]]}, the players by id: a rename keeps it.
+    # {currency: [fewest, [[payer, payee, cents], …]]}, each player by their place in the
+    # night's order: the search sees only the places and the cents, so a rename or a merge
+    # that leaves them as they were searches nothing again.
     found = models.JSONField(default=dict)
 
     def __str__(self) -> str:
@@ -189,9 +192,10 @@ class NightTransfers(models.Model):
         return reverse("games:night_detail", args=[self.night_id])
 
 
-# What a night's transfers are settled by: the search's bounds and each currency's nets.
+# What a night's transfers are settled by: the search's bounds, and each currency's nets in
+# the night's order.
 def _digest(nets: NightNets) -> str:
-    searched = [(c, [(p, cents) for p, _, cents in rows]) for c, rows in sorted(nets.items())]
+    searched = [(c, [cents for _, cents in rows]) for c, rows in sorted(nets.items())]
     shape = [rules.EXACT_SEARCH_MOST, rules.SEARCH_BUDGET, searched]
     return hashlib.sha256(json.dumps(shape).encode()).hexdigest()
 
@@ -214,18 +218,20 @@ def settled_nights(nights: dict[int, NightNets]) -> dict[int, Settled]:
     new = []
     for night, nets in nights.items():
         digest = _digest(nets)
-        names = {player: name for rows in nets.values() for player, name, _ in rows}
         stored = found[night][1] if found.get(night, ("", None))[0] == digest else None
         if stored is None:
-            ids = {name: player for player, name in names.items()}
-            by_name = {c: {name: cents for _, name, cents in rows} for c, rows in nets.items()}
-            stored = {
-                c: [fewest, [[ids[t.payer], ids[t.payee], t.cents] for t in payments]]
-                for c, (payments, fewest) in rules.settle_currencies(by_name).items()
-            }
+            stored = {}
+            settled = rules.settle_currencies({c: dict(rows) for c, rows in nets.items()})
+            for c, (payments, fewest) in settled.items():
+                place = {name: i for i, (name, _) in enumerate(nets[c])}
+                paid = [[place[t.payer], place[t.payee], t.cents] for t in payments]
+                stored[c] = [fewest, paid]
             new.append(NightTransfers(night_id=night, digest=digest, found=stored))
         out[night] = {
-            c: ([rules.Payment(names[a], names[b], cents) for a, b, cents in paid], fewest)
+            c: (
+                [rules.Payment(nets[c][i][0], nets[c][j][0], cents) for i, j, cents in paid],
+                fewest,
+            )
             for c, (fewest, paid) in stored.items()
         }
     if new:
