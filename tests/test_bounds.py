@@ -10,7 +10,9 @@ from contextlib import contextmanager
 from datetime import timedelta
 
 import pytest
+from django.db import connection
 from django.test import override_settings
+from django.test.utils import CaptureQueriesContext
 
 from games import rules
 from games.models import Group, Match, Night, NightTransfers, Payment, Player, sums
@@ -270,3 +272,17 @@ def test_a_rename_that_moves_a_player_among_those_who_began_together_searches_in
         assert client_in.get(latest.get_absolute_url()).status_code == 200
     assert steps == []
     assert list(latest.settle_up()[0].net)[:4] == ["P01", "P02", "P03", "Zed"]
+
+
+@override_settings(CACHES=NO_CACHE)
+def test_the_balances_read_payment_by_payment_only_those_who_paid(client_in, many_currencies, user):
+    group, night = many_currencies
+    [s, *_] = night.settle_up()
+    assert night.mark(s.key(s.transfers[0]), True, Night.fingerprint(night.settle_up()))
+    with CaptureQueriesContext(connection) as queries:
+        assert client_in.get(url("balances", group.pk)).status_code == 200
+    payments = Payment._meta.db_table
+    [latest] = [q["sql"] for q in queries if "UNION ALL" in q["sql"] and payments in q["sql"]]
+    assert latest.count(" latest_") == 2  # the payer and the payee, of 256 balances
+    nights = [q["sql"] for q in queries if "UNION ALL" in q["sql"] and payments not in q["sql"]]
+    assert [sql.count(" latest_") for sql in nights] == [256]  # each a night in its currency
