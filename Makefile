@@ -54,4 +54,5 @@ bench: install haproxy
 	$(PY) bench/me_bench.py
 	$(PY) bench/race_bench.py
 	$(PY) bench/undated_bench.py
+	$(PY) bench/shapes_bench.py
 	$(PY) bench/scaleout_bench.py
