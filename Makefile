@@ -62,4 +62,5 @@ bench: install haproxy fonts
 	$(PY) bench/undated_bench.py
 	$(PY) bench/standings_bench.py
 	$(PY) bench/share_bench.py
+	$(PY) bench/shapes_bench.py
 	$(PY) bench/scaleout_bench.py

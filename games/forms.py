@@ -23,6 +23,13 @@ from games.words import CHOICE_WORDS, OPTION_LABELS, option_text
 PASS = "pass"
 NO_PLAYERS = "Type the players' names, clockwise from seat 1."
 PICK_DEALER = "Pick who deals first: a seat with a player in it."
+# Only a crafted request sends either (the page offers the presets, and keeps the currency to
+# its length), but it is answered in words all the same, never a silent redraw.
+PICK_PRESET = "Pick one of the rule sets listed: there is no other."
+CURRENCY_WORDS = (
+    f"A currency is a short label of at most {rules.CURRENCY_LENGTH} characters, such as USD, "
+    "$ or quarters."
+)
 NO_OVERRIDE = ""
 WORD_OPTIONS = {"auto_trump", "bidding", "all_pass", "ties"}
 BOOL_OPTIONS = {"sweep_wins", "lone_maker_sweeps", "cap_at_start", "moon", "count_up"}
@@ -129,7 +136,12 @@ class MatchForm(forms.Form):
     leaves stale values behind.
     """
 
-    preset = forms.ChoiceField(choices=PRESET_CHOICES, widget=forms.RadioSelect, initial="standard")
+    preset = forms.ChoiceField(
+        choices=PRESET_CHOICES,
+        widget=forms.RadioSelect,
+        initial="standard",
+        error_messages={"invalid_choice": PICK_PRESET, "required": PICK_PRESET},
+    )
     seat_0 = forms.CharField(label="Seat 1", max_length=rules.NAME_LENGTH, required=False)
     seat_1 = forms.CharField(label="Seat 2", max_length=rules.NAME_LENGTH, required=False)
     seat_2 = forms.CharField(label="Seat 3", max_length=rules.NAME_LENGTH, required=False)
@@ -149,7 +161,12 @@ class MatchForm(forms.Form):
     per_game = CentsField(label="A game", required=False)
     per_point = CentsField(label="A point", required=False)
     per_set = CentsField(label="A set", required=False)
-    currency = forms.CharField(max_length=rules.CURRENCY_LENGTH, required=False, initial="USD")
+    currency = forms.CharField(
+        max_length=rules.CURRENCY_LENGTH,
+        required=False,
+        initial="USD",
+        error_messages={"max_length": CURRENCY_WORDS},
+    )
 
     SEATS = tuple(f"seat_{i}" for i in range(max(rules.SEAT_COUNTS)))
     STAKES = rules.STAKE_NAMES
@@ -215,6 +232,12 @@ class MatchForm(forms.Form):
     def names(self) -> list[str]:
         """The players, clockwise, empty seats left out."""
         return [name for name in self.seat_names() if name]
+
+    def clean_currency(self) -> str:
+        currency = str(self.cleaned_data["currency"])
+        if not rules.plain_text(currency):
+            raise forms.ValidationError(CURRENCY_WORDS)
+        return currency
 
     def clean(self) -> dict[str, Any]:
         data = super().clean()

@@ -204,39 +204,40 @@ def _played_at(value: object) -> datetime | None:
 
 
 def _hand(value: object, number: int) -> Hand:
+    # Each message is located by its hand (RuleError.located: "Hand 2: …"), so it does not
+    # name the hand itself.
     if not isinstance(value, dict):
-        raise _bad(f"Hand {number} must be an object.", number)
-    what = f"Hand {number}"
+        raise _bad("A hand must be an object.", number)
     passed = value.get("passed", False)
     if not isinstance(passed, bool):
-        raise _bad(f"{what}: passed must be true or false.", number)
+        raise _bad("passed must be true or false.", number)
     if passed and set(value) - PASSED_KEYS:
         extra = sorted(set(value) - PASSED_KEYS)[0]
-        raise _bad(f"{what} was passed and redealt, so it can't have {extra!r}.", number)
-    _keys(value, HAND_KEYS, {"upcard"}, what, number)
+        raise _bad(f"It was passed and redealt, so it can't have {extra!r}.", number)
+    _keys(value, HAND_KEYS, {"upcard"}, "The hand", number)
     if not passed and "tricks" not in value:
-        raise _bad(f"{what} is missing the key 'tricks'.", number)
+        raise _bad("The hand is missing the key 'tricks'.", number)
     upcard = value["upcard"]
     if upcard not in rules.SUITS:
-        raise _bad(f"{what}: the upcard must be one of {', '.join(rules.SUITS)}.", number)
+        raise _bad(f"The upcard must be one of {', '.join(rules.SUITS)}.", number)
     trump = value.get("trump")
     if trump is not None and trump not in (*rules.SUITS, rules.NO_TRUMP):
-        raise _bad(f'{what}: trump must be a suit or "none".', number)
+        raise _bad('trump must be a suit or "none".', number)
     for key in ("maker", "dealer"):
         if value.get(key) is not None and not isinstance(value[key], str):
-            raise _bad(f"{what}: {key} must be a name.", number)
+            raise _bad(f"{key} must be a name.", number)
     moon = value.get("moon", False)
     if not isinstance(moon, bool):
-        raise _bad(f"{what}: moon must be true or false.", number)
+        raise _bad("moon must be true or false.", number)
     tricks = value.get("tricks", {})
     if not isinstance(tricks, dict):
-        raise _bad(f"{what}: tricks must map each player who played to their tricks.", number)
+        raise _bad("tricks must map each player who played to their tricks.", number)
     return Hand(
         upcard=upcard,
         trump=trump,
         maker=_name(value.get("maker")),
         bid=value.get("bid"),
-        dropped=tuple(_names(value.get("dropped", []), f"{what}: dropped", number)),
+        dropped=tuple(_names(value.get("dropped", []), "dropped", number)),
         tricks=_tricks(tricks, number),
         passed=passed,
         dealer=_name(value.get("dealer")),

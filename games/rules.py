@@ -310,6 +310,20 @@ def make_ruleset(preset: str, **overrides: Any) -> Ruleset:  # each checked by O
     return replace(PRESETS[preset].ruleset, **overrides)
 
 
+OPTIONS_WORDS = (
+    'The options are the house rules as names and values, such as {"starting_score": 15}, '
+    "or {} for none."
+)
+
+
+def ruleset_of(preset: str, options: object) -> Ruleset:
+    """The ruleset of a preset and its options as stored (a match's JSON): `bad_rules`, on
+    the options, where they are not names and values (the admin can type any JSON there)."""
+    if not isinstance(options, dict):
+        raise RuleError("bad_rules", OPTIONS_WORDS, "options")
+    return make_ruleset(preset, **options)
+
+
 def ruleset_overrides(preset: str, ruleset: Ruleset) -> dict[str, object]:
     """The options where `ruleset` differs from the preset: the table's house rules."""
     base = PRESETS[preset].ruleset.options()
@@ -338,14 +352,29 @@ CURRENCY_LENGTH = 16
 
 PLAIN_NAME = (
     "A name can hold letters, digits, signs and spaces, but no control character "
-    "(such as a line break or NUL) and no broken Unicode."
+    "(such as a line break or NUL), no invisible mark (such as a zero-width space or a "
+    "right-to-left override) and no broken Unicode."
 )
+# Characters a name never shows, or that turn the text around it: control characters (Cc),
+# halves of UTF-16 pairs (Cs), formatting marks (Cf: the bidi embeddings, overrides and
+# isolates U+202A–U+202E and U+2066–U+2069, the zero-width space, joiners and direction
+# marks U+200B–U+200F, the word joiner U+2060, the byte-order mark U+FEFF, the Arabic letter
+# mark U+061C, the soft hyphen …) and the line and paragraph separators (Zl, Zp). A name
+# with a right-to-left override shows to the whole group reversed, one with a zero-width
+# space looks like another player's.
+HIDDEN_CATEGORIES = frozenset({"Cc", "Cs", "Cf", "Zl", "Zp"})
+# Letters Unicode calls letters that draw nothing: the Hangul fillers.
+HIDDEN_LETTERS = frozenset("\u115f\u1160\u3164\uffa0")
 
 
 def plain_text(text: str) -> bool:
-    """No control character (NUL, a line break …) and no half of a UTF-16 pair: text that any
-    database stores and any page shows (PostgreSQL refuses NUL outright)."""
-    return not any(unicodedata.category(c) in ("Cc", "Cs") for c in text)
+    """No control character (NUL, a line break …), no invisible or direction-turning mark and
+    no half of a UTF-16 pair (HIDDEN_CATEGORIES): text that any database stores and any page
+    shows as typed (PostgreSQL refuses NUL outright). Every name (a player's, a group's, a
+    table's) and a match file's currency ask this, in forms and imports alike."""
+    return not any(
+        c in HIDDEN_LETTERS or unicodedata.category(c) in HIDDEN_CATEGORIES for c in text
+    )
 
 
 def name_key(name: str) -> str:
@@ -1215,22 +1244,58 @@ def _settle_group(net: dict[str, int], order: dict[str, int]) -> list[Payment]:
 # The exact search's 2ⁿ·n steps take a tenth of a second at 16 players, and four times as
 # long with each two more: past 16 every page, CSV and command takes the same fallback (§11).
 EXACT_SEARCH_MOST = 16
+# One answer (a night's settle-up, the balances) searches at most this many steps in all,
+# whatever number of currencies it settles: two and a half searches of 16 players (two of
+# them and the small ones beside them), a quarter of a second here. A night of 16 currencies
+# × 16 players would otherwise search 16 times (3.7–4.0 s for its page under load, #43 §1).
+SEARCH_BUDGET = 5 * (EXACT_SEARCH_MOST << EXACT_SEARCH_MOST) // 2
+
+
+def search_cost(net: Mapping[str, int]) -> int:
+    """The steps of the exact search over these nets: n·2ⁿ, n players owed or owing."""
+    n = sum(1 for cents in net.values() if cents)
+    return n << n
 
 
 def settle_nets(net: dict[str, int]) -> tuple[list[Payment], bool]:
     """Payments that settle every net (cents, summing to zero) exactly: (payments, whether
-    they are the fewest), the one answer for a night, a night's card, its CSV, the balances
-    and `settle` (§11).
+    they are the fewest), as `settle_currencies` settles one currency alone (`settle`)."""
+    return settle_currencies({"": net})[""]
 
-    Up to EXACT_SEARCH_MOST players owed or owing, the fewest (`fewest_transfers`). With
-    more, the largest debt is paid to the largest credit, repeated (ties to the player who
-    appears first): one payment fewer than their number at most, though perhaps not the
-    fewest, in n log n steps whatever a group stores.
+
+def settle_currencies(
+    nets: Mapping[str, dict[str, int]],
+) -> dict[str, tuple[list[Payment], bool]]:
+    """Each currency's payments that settle its nets (cents, summing to zero) exactly:
+    (payments, whether they are the fewest), the one answer for a night, a night's card, its
+    CSV, the balances and `settle` (§11), in the order of `nets`.
+
+    The fewest (`fewest_transfers`) where the search is small enough: up to EXACT_SEARCH_MOST
+    players owed or owing, and within one budget of SEARCH_BUDGET steps shared by all the
+    currencies of the answer, spent on the smallest searches first (then by currency), so
+    that the same nets always give the same answer. Past either, the largest debt is paid
+    to the largest credit, repeated (ties to the player who appears first): one payment
+    fewer than their number at most, though perhaps not the fewest, in n log n steps
+    whatever a group stores.
     """
-    if sum(net.values()) != 0:
-        raise ValueError("the nets must sum to zero")
-    if sum(1 for cents in net.values() if cents) <= EXACT_SEARCH_MOST:
-        return fewest_transfers(net), True
+    for net in nets.values():
+        if sum(net.values()) != 0:
+            raise ValueError("the nets must sum to zero")
+    spent, found = 0, {}
+    for currency in sorted(nets, key=lambda c: (search_cost(nets[c]), c)):
+        net, cost = nets[currency], search_cost(nets[currency])
+        small = sum(1 for cents in net.values() if cents) <= EXACT_SEARCH_MOST
+        if small and spent + cost <= SEARCH_BUDGET:
+            spent += cost
+            found[currency] = fewest_transfers(net), True
+        else:
+            found[currency] = _largest_first(net), False
+    return {currency: found[currency] for currency in nets}
+
+
+def _largest_first(net: dict[str, int]) -> list[Payment]:
+    """The largest debt paid to the largest credit, again and again (ties to the player who
+    appears first in `net`), in n log n steps."""
     order = {p: i for i, p in enumerate(net)}
     owing = [(cents, order[p], p) for p, cents in net.items() if cents < 0]
     owed = [(-cents, order[p], p) for p, cents in net.items() if cents > 0]
@@ -1246,7 +1311,7 @@ def settle_nets(net: dict[str, int]) -> tuple[list[Payment], bool]:
             heapq.heappush(owing, (debt + cents, i, payer))
         if credit + cents:
             heapq.heappush(owed, (credit + cents, j, payee))
-    return sorted(payments, key=lambda t: (order[t.payer], order[t.payee])), False
+    return sorted(payments, key=lambda t: (order[t.payer], order[t.payee]))
 
 
 # --- Statistics (§12) ----------------------------------------------------------------------

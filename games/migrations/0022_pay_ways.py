@@ -6,7 +6,7 @@ from django.db import migrations, models
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("games", "0020_money_in_one_column"),
+        ("games", "0021_night_transfers"),
     ]
 
     operations = [

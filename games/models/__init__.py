@@ -48,7 +48,7 @@ from games.models.results import (
     stat_sums,
 )
 from games.models.seasons import Season, Span, Standing, standings
-from games.models.sums import NightSum, recount_sums, run_totals, running_money
+from games.models.sums import NightSum, NightTransfers, recount_sums, run_totals, running_money
 from games.models.writes import GONE as MATCH_GONE
 from games.models.writes import MAX_HANDS, Earlier, Saved, Stale, check_money, check_room
 
@@ -69,6 +69,7 @@ __all__ = [
     "NIGHT_GAP",
     "Night",
     "NightSum",
+    "NightTransfers",
     "PRESET_CHOICES",
     "PAYMENT_TOO_BIG",
     "PayWays",

@@ -129,6 +129,11 @@ class Group(models.Model):
     def get_absolute_url(self) -> str:
         return reverse("games:group_detail", args=[self.pk])
 
+    def clean(self) -> None:
+        """The admin's edit: a name any page shows as typed (rules.plain_text)."""
+        if not rules.plain_text(self.name):
+            raise ValidationError({"name": rules.PLAIN_NAME})
+
     @classmethod
     def home(cls, user: User, name: str = "") -> Group:
         """The account's own group, made (with the account as its owner) on first need, so
@@ -173,11 +178,12 @@ class Group(models.Model):
     def balances(self) -> list[SettleUp]:
         """Each currency's balances over every night and payment of the group (`_nets`, of
         its players' stored sums), and the payments that settle them: the fewest, as for a
-        night (§11), wherever rules.settle_nets can search for them."""
+        night (§11), wherever rules.settle_currencies can search for them."""
         from games.models.nights import SettleUp
 
         nets = _nets(ResultSum.objects.filter(player__group=self).nets(), self.payments.all())
-        return [SettleUp(c, net, *rules.settle_nets(net)) for c, net in nets.items()]
+        settled = rules.settle_currencies(nets)  # one budget for all of them (§11)
+        return [SettleUp(c, net, *settled[c]) for c, net in nets.items()]
 
     @staticmethod
     def balance_of(player: Player) -> dict[str, int]:

@@ -210,8 +210,12 @@ class Match(MatchWrites, models.Model):
             return preset
         known = rules.PRESETS[preset]
         # A JSON column as plain SQL reads it on SQLite: its text.
-        read = json.loads(options) if isinstance(options, str) else options
-        start = (read or {}).get("starting_score")
+        # (A match the admin is refusing may hold any JSON meanwhile: no options then.)
+        try:
+            read = json.loads(options) if isinstance(options, str) else options
+        except ValueError:
+            read = None
+        start = read.get("starting_score") if isinstance(read, dict) else None
         return words.match_title(known.label, known.ruleset.starting_score, start)
 
     @staticmethod
@@ -291,7 +295,7 @@ class Match(MatchWrites, models.Model):
         return state, payments
 
     def ruleset(self) -> rules.Ruleset:
-        return rules.make_ruleset(self.preset, **self.options)
+        return rules.ruleset_of(self.preset, self.options)
 
     def stakes(self) -> rules.Stakes:
         return rules.Stakes(
@@ -434,6 +438,8 @@ class Match(MatchWrites, models.Model):
                 return
             self.replay()
         except rules.RuleError as e:
+            if e.field == "options":
+                raise ValidationError({"options": e.message}) from e
             raise ValidationError(e.located()) from e
 
 

@@ -18,7 +18,7 @@ from django.utils import timezone
 from games import rules, words
 from games.models.groups import Group, groups_turn
 from games.models.ledger import Payment
-from games.models.sums import NightSum
+from games.models.sums import NightNets, NightSum, night_nets, settled_nights
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import AnonymousUser, User
@@ -36,7 +36,7 @@ class SettleUp:
     currency: str
     net: dict[str, int]
     transfers: list[rules.Payment]
-    fewest: bool = True  # False where too many owe or are owed to search (rules.settle_nets)
+    fewest: bool = True  # False past the search (rules.settle_currencies)
 
     def key(self, payment: rules.Payment) -> str:
         """Which transfer it is: of whom, to whom, in which currency (`payment_key`)."""
@@ -170,13 +170,11 @@ class Night(models.Model):
     def settle_up(self) -> list[SettleUp]:
         """Each currency's nets over the night's finished matches played for money, from its
         players' stored sums of it (`NightSum`), and the fewest transfers that settle them
-        (§11). Players come in the order of the first match they played, then by name; a
-        name is one person."""
-        nets: dict[str, dict[str, int]] = {}
-        rows = self.sums.order_by("currency", "started", "player__name")
-        for currency, name, net in rows.values_list("currency", "player__name", "net_cents"):
-            nets.setdefault(currency, {})[name] = net
-        return [SettleUp(c, net, *rules.settle_nets(net)) for c, net in sorted(nets.items())]
+        (§11), as searched once its nets last changed (`settled_nights`). Players come in the
+        order of the first match they played, then by name; a name is one person."""
+        nets = night_nets(self.sums.all()).get(self.pk, {})
+        found = settled_nights({self.pk: nets}).get(self.pk, {}) if nets else {}
+        return [SettleUp(c, dict(nets[c]), *found[c]) for c in sorted(nets)]
 
     @staticmethod
     def fingerprint(settle_up: list[SettleUp]) -> str:
@@ -196,33 +194,45 @@ class Night(models.Model):
         home page and the balances read the same payments the same way."""
         paid = {payment_key(*key): cents for *key, cents in summed(self.payments.all())}
         payments = Payment.objects.filter(group=self.group_id)
-        loose = {payment_key(*key): cents for *key, cents in summed(payments.filter(night=None))}
+        loose = {tuple(key): cents for *key, cents in summed(payments.filter(night=None))}
         if not loose:
             return paid
         own: dict[tuple[int, str], int] = {}
         for night, *whom, cents in summed(payments.exclude(night=None), "night_id"):
             own[night, payment_key(*whom)] = cents
-        nights: dict[int, dict[str, dict[str, int]]] = {}
+        nets: dict[int, NightNets] = {}
         began: dict[int, datetime] = {}
         sums = NightSum.objects.filter(player__group=self.group_id)
         for night, currency, name, cents, at in sums.values_list(
             "night_id", "currency", "player__name", "net_cents", "started"
         ).order_by("night_id", "currency", "started", "player__name"):
-            nights.setdefault(night, {}).setdefault(currency, {})[name] = cents
+            nets.setdefault(night, {}).setdefault(currency, []).append((name, cents))
             began[night] = min(began.get(night, at), at)
-        for night in sorted(nights, key=lambda night: (began[night], night)):
-            for currency, net in nights[night].items():
-                if not any(left for k, left in loose.items() if k.startswith(f"{currency}:")):
-                    continue  # nothing left to pay with: no need to search this one
-                for t in rules.settle_nets(net)[0]:
+        if self.pk not in nets:
+            return paid
+        nights = sorted(nets, key=lambda night: (began[night], night))
+        nights = nights[: nights.index(self.pk) + 1]
+
+        def may_pay(night: int) -> bool:
+            """Whether a loose payment's payer owes that night and its payee is owed there:
+            only such a night can have a transfer it pays."""
+            owed = {(c, name): cents for c, rows in nets[night].items() for name, cents in rows}
+            return any(
+                owed.get((c, payer), 0) < 0 < owed.get((c, payee), 0) for c, payer, payee in loose
+            )
+
+        # Their transfers as kept since their nets last changed: no night searched again here.
+        settled = settled_nights({night: nets[night] for night in nights if may_pay(night)})
+        left = {payment_key(*key): cents for key, cents in loose.items()}
+        for night in nights:
+            for currency, (transfers, _) in settled.get(night, {}).items():
+                for t in transfers:
                     key = payment_key(currency, t.payer, t.payee)
-                    take = min(loose.get(key, 0), max(0, t.cents - own.get((night, key), 0)))
+                    take = min(left.get(key, 0), max(0, t.cents - own.get((night, key), 0)))
                     if take:
-                        loose[key] -= take
+                        left[key] -= take
                         if night == self.pk:
                             paid[key] = paid.get(key, 0) + take
-            if night == self.pk:
-                break
         return paid
 
     def mark(

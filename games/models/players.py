@@ -17,7 +17,7 @@ from games.models.hands import Hand, Play
 from games.models.ledger import Payment
 from games.models.matches import Match, Seat
 from games.models.results import Result
-from games.models.sums import recount_sums
+from games.models.sums import keep_transfers, recount_sums
 
 
 class Totals(TypedDict):
@@ -59,7 +59,10 @@ class Player(models.Model):
         )
 
     def clean(self) -> None:
-        """The admin's check: a name is one person, in whatever capitals and spaces."""
+        """The admin's check: a name any page shows as typed (rules.plain_text), and one
+        person, in whatever capitals and spaces."""
+        if not rules.plain_text(self.name):
+            raise ValidationError({"name": rules.PLAIN_NAME})
         if self.group_id is None or not self.name:
             return
         players = Player.objects.filter(group=self.group_id).exclude(pk=self.pk)
@@ -95,6 +98,9 @@ class Player(models.Model):
             )
         self.name = name
         self.save(update_fields=["name"])
+        # A night's players come by name where they began together: its transfers are kept
+        # for that order (a night whose order moved is searched here, not by a page).
+        keep_transfers(set(self.night_sums.values_list("night_id", flat=True)))
 
     @transaction.atomic
     def merge(self, other: Player) -> int:

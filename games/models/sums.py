@@ -1,16 +1,20 @@
 """Each player's sums kept in step with their results: per night (`NightSum`), the running totals
-of money, and the one write path that moves them (`move_sums`, `recount_sums`)."""
+of money, each night's transfers as searched for its sums (`NightTransfers`), and the one write
+path that moves them (`move_sums`, `recount_sums`)."""
 
 from __future__ import annotations
 
+import hashlib
+import json
 from collections.abc import Collection, Iterable
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
-from django.db import models
-from django.db.models import Count, F, Min, Q, Sum, Window
+from django.db import IntegrityError, models, transaction
+from django.db.models import Count, F, Min, Q, QuerySet, Sum, Window
 from django.db.models.expressions import RowRange
 from django.db.models.functions import RowNumber
+from django.urls import reverse
 
 from games import rules
 from games.models.results import (
@@ -150,6 +154,106 @@ class NightSum(models.Model):
         return out
 
 
+# A night's nets as its transfers are searched from: by currency, (name, cents) in the night's
+# order (by when each began there, then by name), as `night_nets` reads them.
+NightNets = dict[str, list[tuple[str, int]]]
+
+
+def night_nets(sums: QuerySet[NightSum]) -> dict[int, NightNets]:
+    """These sums, night by night, as `settled_nights` reads them."""
+    rows = sums.order_by("night_id", "currency", "started", "player__name").values_list(
+        "night_id", "currency", "player__name", "net_cents"
+    )
+    out: dict[int, NightNets] = {}
+    for night, currency, name, cents in rows:
+        out.setdefault(night, {}).setdefault(currency, []).append((name, cents))
+    return out
+
+
+class NightTransfers(models.Model):
+    """A night's transfers as rules.settle_currencies found them for its nets (§11), kept with
+    the nets they were found for (`digest`): searched once a change of the night, by the write
+    that changes it (`keep_transfers`), not by every page that shows the night, nor by every
+    page of a later night that a payment recorded for no night may pay (`Night.paid_cents`).
+    A night whose nets no longer match what was kept (a night changed behind the app, or
+    before this was kept) is searched where it is read, once, and kept."""
+
+    night = models.OneToOneField("Night", models.CASCADE, related_name="+")
+    digest = models.CharField(max_length=64)
+    # {currency: [fewest, [[payer, payee, cents], …]]}, each player by their place in the
+    # night's order: the search sees only the places and the cents, so a rename or a merge
+    # that leaves them as they were searches nothing again.
+    found = models.JSONField(default=dict)
+
+    def __str__(self) -> str:
+        return f"The transfers of night {self.night_id}"
+
+    def get_absolute_url(self) -> str:
+        return reverse("games:night_detail", args=[self.night_id])
+
+
+# What a night's transfers are settled by: the search's bounds, and each currency's nets in
+# the night's order.
+def _digest(nets: NightNets) -> str:
+    searched = [(c, [cents for _, cents in rows]) for c, rows in sorted(nets.items())]
+    shape = [rules.EXACT_SEARCH_MOST, rules.SEARCH_BUDGET, searched]
+    return hashlib.sha256(json.dumps(shape).encode()).hexdigest()
+
+
+# Each currency's transfers of a night, and whether they are the fewest.
+Settled = dict[str, tuple[list[rules.Payment], bool]]
+
+
+def settled_nights(nights: dict[int, NightNets]) -> dict[int, Settled]:
+    """Each of these nights' transfers (its nets as `night_nets` reads them), names as its
+    nets have them: as kept for those nets (`NightTransfers`), else searched now, one budget
+    a night (rules.settle_currencies), and kept."""
+    if not nights:
+        return {}
+    kept = NightTransfers.objects.filter(night__in=list(nights)).values_list(
+        "night_id", "digest", "found"
+    )
+    found = {night: (digest, stored) for night, digest, stored in kept}
+    out: dict[int, Settled] = {}
+    new = []
+    for night, nets in nights.items():
+        digest = _digest(nets)
+        stored = found[night][1] if found.get(night, ("", None))[0] == digest else None
+        if stored is None:
+            stored = {}
+            settled = rules.settle_currencies({c: dict(rows) for c, rows in nets.items()})
+            for c, (payments, fewest) in settled.items():
+                place = {name: i for i, (name, _) in enumerate(nets[c])}
+                paid = [[place[t.payer], place[t.payee], t.cents] for t in payments]
+                stored[c] = [fewest, paid]
+            new.append(NightTransfers(night_id=night, digest=digest, found=stored))
+        out[night] = {
+            c: (
+                [rules.Payment(nets[c][i][0], nets[c][j][0], cents) for i, j, cents in paid],
+                fewest,
+            )
+            for c, (fewest, paid) in stored.items()
+        }
+    if new:
+        try:
+            with transaction.atomic():  # (a page that reads it may be first: kept all the same)
+                NightTransfers.objects.bulk_create(
+                    new,
+                    update_conflicts=True,
+                    unique_fields=["night"],
+                    update_fields=["digest", "found"],
+                )
+        except IntegrityError:
+            pass  # the night went meanwhile (a read takes no turn): nothing to keep
+    return out
+
+
+def keep_transfers(nights: Collection[int]) -> None:
+    """Search the transfers of these nights, whose nets just changed, and keep them: in the
+    write that changed them, so that no page that reads them searches."""
+    settled_nights(night_nets(NightSum.objects.filter(night__in=list(nights))))
+
+
 # The two sums written alike (`_sums_of`, `_save`).
 _Sum = TypeVar("_Sum", ResultSum, NightSum)
 
@@ -280,6 +384,7 @@ def move_sums(
             n.started = _first_counted(mine.filter(match__currency=currency)) or at
         nights.append(n)
     _save(NightSum, nights, "matches", ["matches", "net_cents", "started"])
+    keep_transfers({n.night_id for n in nights})
     # The match counted for its players' money before or after: their running totals, on
     # its end the next place of each player whose latest such match it is (a match played
     # to its end, a file imported oldest first), else anew (its results were written anew,
@@ -339,4 +444,5 @@ def recount_sums(players: Iterable[int]) -> None:
     NightSum.objects.filter(player__in=players).delete()
     ResultSum.objects.bulk_create(sums)
     NightSum.objects.bulk_create(nights)
+    keep_transfers({n.night_id for n in nights})
     run_totals(players)

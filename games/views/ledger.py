@@ -215,7 +215,10 @@ def _workings(
     won = {(c, name): net for c, name, net, _ in sums.nets()}
     nights = NightSum.objects.filter(player__in=names).values_list("player", "currency")
     counts = {(p, c): n for p, c, n in nights.annotate(count=Count("pk")).order_by()}
-    for (player, currency), latest in NightSum.latest(keys, shown).items():
+    # Only a player's currencies with a night in them are read night by night: one part of
+    # the statement a key, which PostgreSQL plans one by one.
+    nightly = [(player, currency) for player, currency in keys if (player, currency) in counts]
+    for (player, currency), latest in NightSum.latest(nightly, shown).items():
         mine = entry(currency, names[player])
         for night, net, started in latest:
             url = reverse("games:night_detail", args=[night])
@@ -233,7 +236,12 @@ def _workings(
             total = totals.setdefault((currency, name), [0, 0])
             total[0] += count
             total[1] += sign * cents
-    for p in Payment.latest(keys, shown):
+    # Likewise only those who made or received a payment in it are read payment by payment (a
+    # group of 16 currencies × 16 players, none of them paid: 512 parts, 0.4 s on PostgreSQL).
+    paying = [
+        (player, currency) for player, currency in keys if (currency, names[player]) in totals
+    ]
+    for p in Payment.latest(paying, shown):
         for name, words, cents in (
             (p.payer.name, f"paid {p.payee.name}", p.amount_cents),
             (p.payee.name, f"was paid by {p.payer.name}", -p.amount_cents),
@@ -406,6 +414,8 @@ def balances_csv(request: SignedInRequest, pk: int) -> HttpResponse:
                 out.writerow([s.currency, "net", name, "", spreadsheet_amount(cents), ""])
         for t in s.transfers:
             out.writerow([s.currency, "pays", t.payer, t.payee, spreadsheet_amount(t.cents), ""])
+        if not s.fewest:  # as the night's CSV says it (§11)
+            out.writerow([s.currency, "note", NOT_FEWEST, "", "", ""])
     return response
 
 
