@@ -366,6 +366,7 @@
   async function save(form) {
     const words = pageData(form)?.words;
     try {
+      await loaded; // what the phone kept before this page opened comes first
       const match = matchId();
       const kept = entry(form);
       if (!kept) {
@@ -810,7 +811,9 @@
   document.addEventListener("visibilitychange", () => {
     if (document.visibilityState === "visible") send();
   });
-  start();
+  // (A Save tapped before the phone has read what it kept waits for it: read later, it would
+  // take the place of the hand just kept.)
+  const loaded = start().catch((error) => console.error(error));
 
   // A page restored with taps on it (a reload keeps what was checked): drawn for those taps.
   const first = handForm();
