@@ -110,10 +110,14 @@ def suit_label(name: str) -> str:
     return f"{SUIT_SYMBOLS[name]} {name.title()}"
 
 
+# Who won the match, for one winner and for several (the phone puts in {names} too).
+WINNERS = {"one": "{names} wins", "many": "{names} share the win"}
+
+
 def winners(names: Iterable[str]) -> str:
     """Who won the match: "Cat wins", "Ann and Bob share the win"."""
     names = list(names)
-    return f"{rules.join_names(names)} {'wins' if len(names) == 1 else 'share the win'}"
+    return WINNERS["one" if len(names) == 1 else "many"].format(names=rules.join_names(names))
 
 
 def won_by(how: str | None) -> str:

@@ -328,8 +328,11 @@ def test_static_files_say_what_they_are_and_run_nothing(collected_static, client
 # Bytes as sent: a board and everything a phone loads with it. 30 KB until the phone answered
 # the hand form by itself (issue 35), which added the rules' twin and the outbox (7.9 KB), the
 # match's data for them (1.6 KB) and every question drawn in the form (1.2 KB), measured once and
-# kept by the service worker after the first visit.
-BOARD_FIRST_LOAD = 42_000
+# kept by the service worker after the first visit. 44 KB once every Save went through the
+# outbox, kept apart for each account (issue 40: its storage, 0.7 KB), and the phone said a kept
+# hand and the next question in the engine's words (issues 40 and 41: 0.6 KB); Share and Copy
+# (issue 44) are fetched with their first tap, not with the board.
+BOARD_FIRST_LOAD = 44_000
 
 
 def _sent(response) -> bytes:
@@ -337,7 +340,7 @@ def _sent(response) -> bytes:
 
 
 @pytest.mark.django_db
-def test_a_boards_first_load_is_at_most_42_kb_as_sent(collected_static, client_in, user):
+def test_a_boards_first_load_is_at_most_44_kb_as_sent(collected_static, client_in, user):
     """A board of 20 hands with its hand form, its styles, htmx and the other scripts, the
     icon and the manifest, compressed as the server sends them to a browser that takes
     Brotli; the app's own CSS and JavaScript minified by collectstatic."""
@@ -358,9 +361,9 @@ def test_a_boards_first_load_is_at_most_42_kb_as_sent(collected_static, client_i
         response = client_in.get(path, **compressed)
         assert response.status_code == 200 and response.has_header("Content-Encoding"), path
         sent[path] = len(_sent(response))
-    # the page, its styles, icon, manifest and five scripts (htmx, idiomorph, app, the rules' twin,
-    # the offline hand form)
-    assert len(sent) == 9, sent
+    # the page, its styles, icon, manifest and six scripts (htmx, idiomorph, the outbox's
+    # storage, app, the rules' twin, the offline hand form)
+    assert len(sent) == 10, sent
     assert sum(sent.values()) <= BOARD_FIRST_LOAD, sent
 
 
@@ -903,7 +906,8 @@ def test_a_name_no_database_can_store_is_refused_in_words(client_in, name):
     body = json.dumps(doc).encode()
     upload = SimpleUploadedFile("m.json", body)
     page = client_in.post(url("match_import"), {"file": upload}, follow=True).content.decode()
-    assert "no control character (such as a line break or NUL) and no broken Unicode" in page
+    assert "no control character (such as a line break or NUL)" in page
+    assert "and no broken Unicode" in page
     assert not Match.objects.exists()
 
 

@@ -409,3 +409,12 @@ def test_the_matches_ask_every_question(matches):
         for h in python["hands"]
     }
     assert asked == {"maker", "bid", "moon_bid", "blank", "over", "total", "none"}
+
+
+def test_the_phone_joins_names_as_the_server_does():
+    with MiniRacer() as ctx:
+        ctx.eval(RULES_JS.read_text())
+        for n in range(1, 7):
+            for names in (list(SIX[:n]), list(ODD_TABLE[:n])):
+                joined = ctx.call("BuckRules.joinNames", names)
+                assert joined == rules.join_names(names), names

@@ -1,8 +1,6 @@
 """The template tags and filters: the words are games/words.py's, the rules rules.py's."""
 
 import html
-import itertools
-from collections.abc import Sequence
 
 from django import template
 from django.conf import settings
@@ -227,14 +225,6 @@ def _must_play_words(state: rules.MatchState) -> dict[str, list[str]]:
     return {code: [tags[code], text] for code, text in sentences.items()}
 
 
-def _groups(players: Sequence[str]) -> list[list[str]]:
-    return [
-        list(group)
-        for k in range(1, len(players) + 1)
-        for group in itertools.combinations(players, k)
-    ]
-
-
 @register.simple_tag
 def twin_data(match: Match, state: rules.MatchState) -> SafeString:
     """The match as the phone's twin of the rules reads it (rules.js's `state`, `stakes`),
@@ -260,14 +250,13 @@ def twin_data(match: Match, state: rules.MatchState) -> SafeString:
             "must": _must_play_words(state),
             "left": {n: words.tricks_given(n, rules.TRICKS, True) for n in range(-most, 6)},
             "given": words.tricks_given(0, rules.TRICKS, False),
-            # The next question (rules.js nextQuestion), the phone putting in {maker}, {bid}
-            # and {n}; the names of those whose tricks are still to tap, joined here.
+            # The next question (rules.js nextQuestion), the phone putting in {maker}, {bid},
+            # {n} and {names} (joined as rules.join_names joins them: rules.js joinNames).
             "questions": words.QUESTIONS,
-            "blank": {"|".join(g): words.question(("blank", *g)) for g in _groups(players)},
             "notes": {"dropped": "out", "set": "set", "no trick": "no trick"},
             "symbols": SUIT_SYMBOLS,
             "hand": words.HAND_WORDS,
-            "winners": {"|".join(g): words.winners(g) for g in _groups(players)},
+            "winners": words.WINNERS,
             "outbox": words.OUTBOX_WORDS,
         },
     }

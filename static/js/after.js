@@ -1,4 +1,6 @@
 // After the night (#44): copy a payee's free line, and share a night's picture and words.
+// Fetched by static/js/app.js with the first tap on Share or Copy, which it then hands on.
+globalThis.BuckAfter = true;
 
 // Copy (data-copy): the clipboard where the page may write it (HTTPS, localhost), else the
 // old way through a selected text area (a phone on plain http on the home Wi-Fi).

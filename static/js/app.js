@@ -323,3 +323,26 @@ document.addEventListener("change", (event) => {
   const form = event.target.closest("form[data-submit-on-change]");
   if (form) form.requestSubmit();
 });
+
+// Share and Copy (static/js/after.js) are fetched with the first tap that needs them, so that
+// no page's first load carries them; the tap is then handed on to them.
+let after = null;
+document.addEventListener(
+  "click",
+  (event) => {
+    const button = event.target.closest?.("[data-share], [data-copy]");
+    const src = document.querySelector("meta[name=after-script]")?.content;
+    if (!button || globalThis.BuckAfter || !src) return;
+    event.preventDefault();
+    event.stopImmediatePropagation();
+    after ??= new Promise((loaded, failed) => {
+      const script = document.createElement("script");
+      script.src = src;
+      script.onload = loaded;
+      script.onerror = failed;
+      document.head.append(script);
+    });
+    after.then(() => button.click(), () => (after = null));
+  },
+  true,
+);

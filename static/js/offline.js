@@ -209,8 +209,8 @@
     let hint = null;
     if (asked) {
       const [kind, ...parts] = asked;
-      if (kind === "blank") hint = words.blank[parts.join("|")];
-      else hint = format(words.questions[kind], { maker: parts[0], bid: parts[1], n: parts[0] });
+      const names = R.joinNames(parts);
+      hint = format(words.questions[kind], { maker: parts[0], bid: parts[1], n: parts[0], names });
     }
     const hintLine = form.querySelector(".status .hint");
     if (hintLine) {
@@ -711,7 +711,7 @@
     const over = waiting && R.finished(state) && editing === null;
     const result = offline.querySelector(".provisional-result");
     result.hidden = !over;
-    result.firstElementChild.textContent = over ? format(words.outbox.to_confirm, { winners: words.winners[state.winners.join("|")] }) : "";
+    result.firstElementChild.textContent = over ? format(words.outbox.to_confirm, { winners: format(words.winners[state.winners.length === 1 ? "one" : "many"], { names: R.joinNames(state.winners) }) }) : "";
     form.hidden = over;
     form.querySelector("[name=number]").value = String(next.hands + 1);
     const save = form.querySelector("button.save");

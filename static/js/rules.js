@@ -266,6 +266,11 @@
     return sh.asks_bid ? get(h, "bid") : sh.needs;
   }
 
+  // rules.py: join_names, "Ann", "Ann and Bob", "Ann, Bob and Cat".
+  function joinNames(names) {
+    return names.length === 1 ? names[0] : `${names.slice(0, -1).join(", ")} and ${names[names.length - 1]}`;
+  }
+
   // HandShape.next_question: the first question of the hand not yet answered, in the order the
   // engine asks them: ["maker"], ["bid", maker], ["moon_bid", maker, bid], ["blank", ...names]
   // or ["over", n], ["total", n]; null when nothing is missing. `told`: [player, tricks] of
@@ -508,6 +513,7 @@
     needed: needed,
     fillIn: fillIn,
     nextQuestion: nextQuestion,
+    joinNames: joinNames,
     whyMustPlay: whyMustPlay,
     onBoard: onBoard,
     shown: shown,
