@@ -2,7 +2,7 @@
 the hash of what is sent and compressed (gzip and Brotli) by WhiteNoise, all at collectstatic.
 
 The sources in static/ keep their comments; a phone on a weak signal gets none of them (the
-board's first load is held to 30 KB, tests/test_server.py).
+board's first load is held to a budget, tests/test_server.py).
 """
 
 from __future__ import annotations
