@@ -341,9 +341,10 @@ def balances(request: SignedInRequest, pk: int) -> HttpResponse:
     players = list(group.players.order_by("name"))
     form = PaymentForm(players, group.currencies(), request.POST)
     if not form.is_valid():
+        # Deleted meanwhile, its players and currencies went with it: the form finds neither.
+        if not Group.objects.filter(pk=group.pk).exists():
+            return refuse(request, 404, GROUP_GONE)
         gone = form.has_error("payer", "gone") or form.has_error("payee", "gone")
-        if gone and not Group.objects.filter(pk=group.pk).exists():
-            return refuse(request, 404, GROUP_GONE)  # its players went with it, meanwhile
         return _balances_page(request, group, form, status=409 if gone else 200)
     data = form.cleaned_data
     payer, payee, cents, currency = data["payer"], data["payee"], data["amount"], data["currency"]
