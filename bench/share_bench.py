@@ -18,12 +18,11 @@ from django.contrib.auth import get_user_model
 from django.test import Client
 from django.utils import timezone
 
-from games import picture, rules
-from games.models import Group, Match, Night, payment_key
+from games import picture
+from games.models import Group, Night, payment_key
 from games.views.share import night_card
-from tests.matches import random_match
+from tests.stored import a_night_of_six
 
-SIX = ("Ann", "Bob", "Cat", "Dan", "Eve", "Fay")
 ROUNDS = 40
 AIM_SECONDS, AIM_BYTES = 0.2, 150_000
 
@@ -32,21 +31,7 @@ def main():
     rnd = random.Random(6)
     user = get_user_model().objects.create_user("six")
     start = timezone.now() - timedelta(hours=5)
-    for i in range(6):
-        m = random_match(rnd, "dirty-clubs-up", names=SIX, players=(6,))
-        while not m.hands or not rules.replay(m.start(), m.hands)[0].finished:
-            m = random_match(rnd, "dirty-clubs-up", names=SIX, players=(6,))
-        stakes = rules.Stakes(per_game=100, per_point=10, per_set=25)
-        Match.create(
-            user,
-            m.preset,
-            m.ruleset,
-            stakes,
-            m.players,
-            m.first_dealer,
-            m.hands,
-            start + timedelta(minutes=40 * i),
-        )
+    a_night_of_six(user, rnd, start, finished=True)
     night = Night.objects.get(group=Group.home(user))
     card = night_card(night)
     first = card.sections[0].transfers[0]

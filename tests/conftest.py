@@ -223,6 +223,14 @@ def browser_context_args(browser_context_args):
 
 
 @pytest.fixture
+def own_browser(browser_type, browser_type_launch_args):
+    """A browser of its own: a service worker left behind must not stall the tests after it."""
+    browser = browser_type.launch(**browser_type_launch_args)
+    yield browser
+    browser.close()
+
+
+@pytest.fixture
 def user(django_user_model):
     return django_user_model.objects.create_user("ann", password=PASSWORD)
 

@@ -2,6 +2,7 @@
 replaying its stored hands says."""
 
 from dataclasses import replace
+from datetime import timedelta
 
 from games import rules
 from games.models import Hand, Match, Result
@@ -51,3 +52,25 @@ def assert_the_state_before_each_hand_is_a_replay(match):
     state, results = match.replay()
     race = [(r.number, [r.scores[p] for p in match.names]) for r in results]
     assert match.score_race() == (state, race)
+
+
+def a_night_of_six(user, rnd, start, finished=False):
+    """Six dirty-clubs-up matches of six players for money, 40 minutes apart from `start`
+    (each played to its end where `finished`): one night, the share's largest."""
+    from tests.matches import SIX, random_match
+
+    for i in range(6):
+        m = random_match(rnd, "dirty-clubs-up", names=SIX, players=(6,))
+        while finished and (not m.hands or not rules.replay(m.start(), m.hands)[0].finished):
+            m = random_match(rnd, "dirty-clubs-up", names=SIX, players=(6,))
+        stakes = rules.Stakes(per_game=100, per_point=10, per_set=25)
+        Match.create(
+            user,
+            m.preset,
+            m.ruleset,
+            stakes,
+            m.players,
+            m.first_dealer,
+            m.hands,
+            start + timedelta(minutes=40 * i),
+        )

@@ -23,14 +23,6 @@ from .browser import (
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
-@pytest.fixture
-def own_browser(browser_type, browser_type_launch_args):
-    """A browser of its own: a service worker left behind must not stall the tests after it."""
-    browser = browser_type.launch(**browser_type_launch_args)
-    yield browser
-    browser.close()
-
-
 def points(page: Page) -> dict:
     return {
         tile.locator(".name").inner_text(): int(

@@ -19,14 +19,6 @@ from .test_offline_browser import points, stored, waiting
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
-@pytest.fixture
-def own_browser(browser_type, browser_type_launch_args):
-    """A browser of its own: a service worker left behind must not stall the tests after it."""
-    browser = browser_type.launch(**browser_type_launch_args)
-    yield browser
-    browser.close()
-
-
 def account(name: str):
     user = get_user_model().objects.create_user(name, password=PASSWORD)
     Group.home(user)

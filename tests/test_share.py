@@ -6,7 +6,7 @@ import html
 import io
 import random
 import re
-from datetime import datetime, timedelta
+from datetime import datetime
 
 import pytest
 from django.contrib.auth import get_user_model
@@ -19,10 +19,9 @@ from games.views.share import night_card
 
 from .conftest import command, url
 from .matches import random_match, three_nights
+from .stored import a_night_of_six
 
 pytestmark = pytest.mark.django_db
-
-SIX = ("Ann", "Bob", "Cat", "Dan", "Eve", "Fay")
 
 
 @pytest.fixture
@@ -91,19 +90,7 @@ def test_the_picture_shows_the_numbers_of_the_nights_page(client_in, mondays):
 def test_a_night_of_six_matches_of_six_players_is_a_phone_portrait_png_under_150_kb(user):
     rnd = random.Random(6)
     start = timezone.make_aware(datetime(2026, 12, 3, 19))
-    for i in range(6):
-        m = random_match(rnd, "dirty-clubs-up", names=SIX, players=(6,))
-        stakes = rules.Stakes(per_game=100, per_point=10, per_set=25)
-        Match.create(
-            user,
-            m.preset,
-            m.ruleset,
-            stakes,
-            m.players,
-            m.first_dealer,
-            m.hands,
-            start + timedelta(minutes=40 * i),
-        )
+    a_night_of_six(user, rnd, start)
     night = Night.objects.get(group=Group.home(user))
     card = night_card(night)
     assert len(card.matches) == 6 and len(card.sections[0].nets) == 6
