@@ -1,4 +1,4 @@
-"""Forms for a new match and for a hand. Every rule is asked of rules.py, never re-encoded."""
+"""Forms for a new match and for a hand. Every rule is asked of games.rules, never re-encoded."""
 
 from __future__ import annotations
 
@@ -36,7 +36,7 @@ BOOL_OPTIONS = {"sweep_wins", "lone_maker_sweeps", "cap_at_start", "moon", "coun
 
 
 def _option_value(name: str, text: str) -> int | str | bool | list[int] | None:
-    """A house-rules field's text as the option value rules.py expects."""
+    """A house-rules field's text as the option value the rules expect."""
     if text == "null":
         return None
     if name == "players":

@@ -162,7 +162,7 @@ def test_a_new_release_draws_anew(client_in, user, monkeypatch):
         "games/views/board.py",
         "games/models/matches.py",
         "games/templatetags/games.py",
-        "games/rules.py",
+        "games/rules/match.py",
         "scorekeeper/settings.py",
         "games/templates/games/match_detail.html",
         "templates/base.html",

@@ -1,4 +1,4 @@
-"""The phone's twin of the rules (static/js/rules.js) against the engine (games/rules.py).
+"""The phone's twin of the rules (static/js/rules.js) against the engine (games/rules/).
 
 Generated matches of every preset, with every value of every option as a house rule (and
 some tables with every option drawn at once), go through both: for each hand the shape (for
@@ -37,7 +37,7 @@ from .matches import SIX, random_match
 RULES_JS = Path(__file__).resolve().parent.parent / "static" / "js" / "rules.js"
 
 # Every option's values to try, across its whole domain (rules.OPTION_CHECKS): its ends, the
-# presets' values and a few between. An option of rules.py missing here fails
+# presets' values and a few between. An option of games.rules missing here fails
 # test_every_option_of_the_rules_has_a_twin_and_values_to_try.
 DOMAINS = {
     "starting_score": [1, 3, 10, 25, 60, MAX_POINTS],
@@ -66,7 +66,7 @@ MAX_HANDS = 40
 ODD_TABLE = ("__proto__", "10", "constructor", "2", "hasOwnProperty", "toString")
 
 # What the phone would do with rules.js, in one call a match: fold the hands, and say at each
-# what the Python side says (test_twin builds the same from rules.py).
+# what the Python side says (test_twin builds the same from games.rules).
 TRACE_JS = """
 globalThis.twinTrace = function (text) {
   const R = BuckRules;
@@ -218,7 +218,7 @@ def _hand_json(hand):
 
 
 def _words(why):
-    """rules.js's reason for a player who must play, as rules.py words it."""
+    """rules.js's reason for a player who must play, as games.rules words it."""
     if why is None:
         return None
     words = LOW_SCORE_UP_WORDS if why["up"] else MUST_PLAY_WORDS[why["code"]]
@@ -329,11 +329,11 @@ def test_the_phone_scores_every_hand_as_the_server_does(matches):
                     js_v = js_hand[key][field] if field else js_hand[key]
                     where = f"{key}.{field}" if field else key
                     assert v == js_v, (
-                        f"{label}, hand {n}: {where}: rules.py {v!r} != rules.js {js_v!r}"
+                        f"{label}, hand {n}: {where}: games.rules {v!r} != rules.js {js_v!r}"
                     )
         for py_money, js_money in zip(python["money"], js["money"], strict=True):
             assert py_money == js_money, (
-                f"{label}: settle: rules.py {py_money} != rules.js {js_money}"
+                f"{label}: settle: games.rules {py_money} != rules.js {js_money}"
             )
 
 

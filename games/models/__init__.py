@@ -1,4 +1,4 @@
-"""The stored matches: a thin adapter over rules.py.
+"""The stored matches: a thin adapter over the rules (games.rules).
 
 What happened at the table is stored (seats, rules, stakes, hands, each player's part);
 scores, dealer, winners and payouts are folded from the hands by the rules engine. The engine's

@@ -1,4 +1,4 @@
-"""A stored match (`Match`) and its seats: a thin adapter over rules.py."""
+"""A stored match (`Match`) and its seats: a thin adapter over the rules (games.rules)."""
 
 from __future__ import annotations
 

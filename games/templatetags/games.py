@@ -1,4 +1,4 @@
-"""The template tags and filters: the words are games/words.py's, the rules rules.py's."""
+"""The template tags and filters: the words are games/words.py's, the rules games.rules'."""
 
 import html
 

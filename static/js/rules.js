@@ -1,12 +1,12 @@
-/* The phone's twin of the rules' arithmetic: games/rules.py, for a page that must answer a tap
+/* The phone's twin of the rules' arithmetic: games/games.rules, for a page that must answer a tap
  * and show the scores while the server can't be reached. The server still judges every hand:
- * nothing here checks or refuses (a hand rules.py would refuse is scored as it stands) and
+ * nothing here checks or refuses (a hand games.rules would refuse is scored as it stands) and
  * nothing here is worded (the sentences are the server's). tests/test_twin.py runs generated
  * matches of every preset and every option through both and compares every number; an option
- * added to rules.py without its twin here fails it.
+ * added to games.rules without its twin here fails it.
  *
  * A classic script (a <script src> or mini-racer's eval): it sets globalThis.BuckRules and
- * nothing else. Everything in and out is plain JSON-friendly data, named as rules.py names it.
+ * nothing else. Everything in and out is plain JSON-friendly data, named as games.rules names it.
  *
  * Shapes
  *   ruleset  {starting_score, players: [3, 4, 5, 6], auto_trump, auto_trump_dealer_needs,
@@ -61,7 +61,7 @@
 (function () {
   "use strict";
 
-  // rules.py's constants.
+  // games.rules's constants.
   const SUITS = ["clubs", "diamonds", "hearts", "spades"];
   const NO_TRUMP = "none";
   const TRICKS = 5; // every hand has five tricks (§1)
@@ -86,7 +86,7 @@
   const ASK_DROPPED = "dropped";
   const ASK_TRICKS = "tricks";
 
-  // rules.py: Ruleset, every option with its default (§7, §8). OPTIONS is their names.
+  // games.rules: Ruleset, every option with its default (§7, §8). OPTIONS is their names.
   const DEFAULTS = Object.freeze({
     starting_score: 25,
     players: Object.freeze([4]),
@@ -154,7 +154,7 @@
     };
   }
 
-  // rules.py: new_match (the table is the server's to check: check_table).
+  // games.rules: new_match (the table is the server's to check: check_table).
   function newMatch(options, players, firstDealer) {
     const r = ruleset(options);
     return {
@@ -187,7 +187,7 @@
     return fellShort || state.scores[player] !== state.ruleset.starting_score;
   }
 
-  // rules.py: shown_score, a score as the table sees it: counted up with count_up (§7).
+  // games.rules: shown_score, a score as the table sees it: counted up with count_up (§7).
   function shown(r, score) {
     return r.count_up ? r.starting_score - score : score;
   }
@@ -266,7 +266,7 @@
     return sh.asks_bid ? get(h, "bid") : sh.needs;
   }
 
-  // rules.py: join_names, "Ann", "Ann and Bob", "Ann, Bob and Cat".
+  // games.rules: join_names, "Ann", "Ann and Bob", "Ann, Bob and Cat".
   function joinNames(names) {
     return names.length === 1 ? names[0] : `${names.slice(0, -1).join(", ")} and ${names[names.length - 1]}`;
   }
@@ -308,7 +308,7 @@
     return out;
   }
 
-  // rules.py: why_must_play, as the key of MUST_PLAY_WORDS and what it is formatted with.
+  // games.rules: why_must_play, as the key of MUST_PLAY_WORDS and what it is formatted with.
   function whyMustPlay(state, sh, player) {
     const code = get(sh.must_play, player);
     if (code === null) return null;
@@ -325,13 +325,13 @@
     };
   }
 
-  // rules.py: _penalty, stopped at the starting score with cap_at_start (§4).
+  // games.rules: _penalty, stopped at the starting score with cap_at_start (§4).
   function penalty(r, score, points) {
     if (r.cap_at_start) return Math.max(0, Math.min(points, r.starting_score - score));
     return points;
   }
 
-  // rules.py: _outcome, the changes of score, who was set and who was euchred (§4, §12).
+  // games.rules: _outcome, the changes of score, who was set and who was euchred (§4, §12).
   function outcome(state, h, sh) {
     const r = state.ruleset;
     const changes = fromKeys(state.players, 0);
@@ -355,7 +355,7 @@
     return { changes: changes, set: set, euchred: euchred };
   }
 
-  // rules.py: play, the match after one hand and what the hand did; the end (§5).
+  // games.rules: play, the match after one hand and what the hand did; the end (§5).
   function play(state, handIn) {
     const h = hand(handIn);
     const r = state.ruleset;
@@ -426,7 +426,7 @@
     return { state: after, result: result };
   }
 
-  // rules.py: replay, a match as a fold over its hands.
+  // games.rules: replay, a match as a fold over its hands.
   function replay(state, hands) {
     const results = [];
     for (const h of hands) {
@@ -441,7 +441,7 @@
     return get(stakes, name) || 0;
   }
 
-  // rules.py: owes, what a loser pays in cents, split between the winners: a game, their
+  // games.rules: owes, what a loser pays in cents, split between the winners: a game, their
   // points above zero, and each hand they fell short (§6).
   function owes(stakes, score, sets) {
     return (
@@ -451,7 +451,7 @@
     );
   }
 
-  // rules.py: settle, who pays whom and each player's net once the match is over (§6). A
+  // games.rules: settle, who pays whom and each player's net once the match is over (§6). A
   // loser's debt is split evenly; the leftover cents go one each to the first winners in
   // seat order (divmod, as Python floors it).
   function settle(state, stakes) {
