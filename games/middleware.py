@@ -15,7 +15,7 @@ from django_htmx.http import HttpResponseClientRedirect
 
 from games.access import HtmxRequest
 from games.models import Group, Match
-from games.views.refusals import GONE, cant_save, import_limits, not_found, refuse
+from games.responses import GONE, cant_save, import_limits, not_found, refuse
 
 logger = logging.getLogger(__name__)
 

@@ -29,12 +29,12 @@ from games.access import SignedInRequest
 from games.checks import password_reset_on, reset_domain
 from games.forms import EmailForm, SignupForm
 from games.models import Group, Match, Player, delete_account
-from games.views.groups import invite_of_link, join_from_link
-from games.views.refusals import (
+from games.responses import (
     TOO_MANY_RESETS,
     TOO_MANY_SIGNUPS,
     refuse,
 )
+from games.views.groups import invite_of_link, join_from_link
 
 
 def signup(request: HttpRequest) -> HttpResponse:

@@ -46,14 +46,14 @@ from games.models import (
     Stale,
 )
 from games.models.writes import Replay
+from games.responses import (
+    CANT_SAVE,
+    refuse,
+)
 from games.views.common import (
     clock,
     partial,
     qr,
-)
-from games.views.refusals import (
-    CANT_SAVE,
-    refuse,
 )
 
 _T = TypeVar("_T")

@@ -32,6 +32,7 @@ from games.models import (
     Role,
     groups_turn,
 )
+from games.responses import GROUP_GONE, refuse
 from games.views import payways
 from games.views.common import (
     clock,
@@ -39,7 +40,6 @@ from games.views.common import (
     group_switch,
     qr,
 )
-from games.views.refusals import GROUP_GONE, refuse
 from games.words import SUIT_SYMBOLS
 
 REMOVE = "remove"
@@ -206,7 +206,14 @@ def invite_create(request: SignedInRequest, pk: int) -> HttpResponse:
 def invite_withdraw(request: SignedInRequest, pk: int, invite: int) -> HttpResponse:
     group = access.get(request, Group, Role.OWNER, pk=pk)
     found = get_object_or_404(Invite, pk=invite, group=group)
-    Invite.objects.filter(pk=found.pk, withdrawn__isnull=True).update(withdrawn=timezone.now())
+    try:
+        with transaction.atomic():
+            groups_turn(group.pk)  # as every write to the group: its pages drawn anew
+            Invite.objects.filter(pk=found.pk, withdrawn__isnull=True).update(
+                withdrawn=timezone.now()
+            )
+    except Group.DoesNotExist:
+        return refuse(request, 404, GROUP_GONE)
     messages.info(request, "The invitation was withdrawn: its link no longer works.")
     return redirect(reverse("games:group_detail", args=[group.pk]) + "#invites")
 

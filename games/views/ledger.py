@@ -39,6 +39,7 @@ from games.models import (
     Role,
     SettleUp,
 )
+from games.responses import GROUP_GONE, refuse
 from games.views import payways
 from games.views.common import (
     cards_of,
@@ -47,7 +48,6 @@ from games.views.common import (
     spreadsheet_amount,
     stats_context,
 )
-from games.views.refusals import GROUP_GONE, refuse
 from games.words import NOT_FEWEST, money
 
 # How many nights and payments a balance's workings list before summing up the earlier ones.

@@ -25,6 +25,9 @@ from games import access, matchfile, payways, regions, rules, words
 from games.access import HtmxRequest, SignedInRequest
 from games.forms import MatchForm
 from games.models import Group, Match, MatchQuerySet, Night, PayWays, Player, Role
+from games.responses import (
+    import_limits,
+)
 from games.views.common import (
     cards_of,
     group_switch,
@@ -32,9 +35,6 @@ from games.views.common import (
 )
 from games.views.payways import buttons
 from games.views.payways import me as payways_me
-from games.views.refusals import (
-    import_limits,
-)
 from games.views.standings import current as current_season
 
 

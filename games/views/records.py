@@ -23,6 +23,7 @@ from games import access, regions, rules, words
 from games.access import SignedInRequest
 from games.charts import line_chart
 from games.models import Group, Match, Night, PayWays, Player, Role, SettleUp, payment_key
+from games.responses import GROUP_GONE, refuse
 from games.views import payways
 from games.views.common import (
     csv_download,
@@ -32,7 +33,6 @@ from games.views.common import (
     spreadsheet_amount,
     stats_context,
 )
-from games.views.refusals import GROUP_GONE, refuse
 
 # --- Nights ---------------------------------------------------------------------------------
 

@@ -20,8 +20,8 @@ from games import access, regions, rules, words
 from games.access import SignedInRequest
 from games.models import Group, Role, Season, Span, Standing, groups_turn, standings
 from games.models.seasons import SEASON_NAME_LENGTH, years
+from games.responses import GROUP_GONE, refuse
 from games.views.common import csv_download, spreadsheet_amount
-from games.views.refusals import GROUP_GONE, refuse
 
 ALL_TIME = "all"
 

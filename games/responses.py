@@ -1,5 +1,6 @@
 """Refusals in words (400, 403, 404, 429, 503), sent by the views and by the middleware
-alike, and the limits of one import that they quote."""
+alike (so they live beside both, not inside the views), and the limits of one import that
+they quote."""
 
 from __future__ import annotations
 
