@@ -210,7 +210,7 @@ AXES_USERNAME_FORM_FIELD = "username"  # the log-in form's field, as axes has it
 AXES_RESET_ON_SUCCESS = True
 # The cool-off runs from the tenth wrong password, not from the latest try.
 AXES_RESET_COOL_OFF_ON_FAILURE_DURING_LOCKOUT = False
-AXES_LOCKOUT_CALLABLE = "games.views.refusals.locked_out"
+AXES_LOCKOUT_CALLABLE = "games.responses.locked_out"
 AXES_DISABLE_ACCESS_LOG = True  # keep no log of who logged in from where
 # Sign-ups and password-reset mails from one address, and reset mails for one account, an
 # hour (games.throttles.allow): beyond, the page says to try again later (429).
@@ -293,7 +293,7 @@ FILE_UPLOAD_MAX_MEMORY_SIZE = MAX_IMPORT_SIZE
 MAX_ZIP_FILES = 1_000
 MAX_ZIP_SIZE = 20_000_000
 
-CSRF_FAILURE_VIEW = "games.views.refusals.csrf_failure"  # a page in words, not Django's own
+CSRF_FAILURE_VIEW = "games.responses.csrf_failure"  # a page in words, not Django's own
 
 SESSION_COOKIE_AGE = 60 * 60 * 24 * 90  # a card night should not end with a log-in screen
 SECURE_CONTENT_TYPE_NOSNIFF = True

@@ -4,8 +4,8 @@ from django.urls import include, path
 
 from games.views.accounts import PasswordReset, mail_only
 
-handler400 = "games.views.refusals.bad_request"
-handler404 = "games.views.refusals.not_found"
+handler400 = "games.responses.bad_request"
+handler404 = "games.responses.not_found"
 
 urlpatterns = [
     path("admin/", admin.site.urls),
