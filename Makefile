@@ -6,7 +6,7 @@ PORT ?= 8000
 CHROMIUM := /usr/lib/chromium/chromium-headless-shell
 HAPROXY := /usr/sbin/haproxy
 
-.PHONY: install run test lint typecheck chromium haproxy bench fonts
+.PHONY: install run test lint typecheck chromium haproxy bench fonts backup restore secret-key deploy-check
 
 $(VENV)/.installed: pyproject.toml
 	python3 -m venv $(VENV)
@@ -64,3 +64,26 @@ bench: install haproxy fonts
 	$(PY) bench/share_bench.py
 	$(PY) bench/shapes_bench.py
 	$(PY) bench/scaleout_bench.py
+
+# The server of compose.yaml (README, "Run it on a server"): Docker's compose plugin where there
+# is one, else podman-compose.
+COMPOSE ?= $(shell docker compose version >/dev/null 2>&1 && echo docker compose || echo podman-compose)
+
+# A backup now, beside the nightly ones, in the backups folder or volume (BACKUP_DIR).
+backup:
+	$(COMPOSE) exec -T backup sh /deploy/backup now
+
+# A backup back into an empty stack: `make restore BACKUP=scorekeeper-2026-12-06T090000Z.dump`.
+restore:
+	@test -n "$(BACKUP)" || (echo "Which backup? make restore BACKUP=scorekeeper-….dump" && false)
+	$(COMPOSE) up -d db backup
+	$(COMPOSE) exec -T backup sh /deploy/backup restore $(BACKUP)
+	$(COMPOSE) up -d
+
+# A SECRET_KEY for .env.
+secret-key:
+	@python3 -c "import secrets; print(secrets.token_urlsafe(50))"
+
+# The stack of compose.yaml built, run, backed up, restored and upgraded here (deploy/check).
+deploy-check: install
+	deploy/check

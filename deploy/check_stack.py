@@ -1,0 +1,170 @@
+"""The phones' side of deploy/check: the stack of compose.yaml as a phone meets it, over HTTPS
+with Caddy's local authority the only one trusted.
+
+    check_stack.py --domain D --port P --http-port H --ca ROOT.crt headers
+    check_stack.py ... play PLAYED.json   sign up, play a match, record a payment; note it all
+    check_stack.py ... find PLAYED.json   log in and find every hand, score and payment noted
+
+The phone talks as tests/liveserver.py's phones do: the app's own forms, their hidden inputs
+(CSRF token, version), and htmx's header for a save. Over HTTPS Django also wants the Referer
+a browser sends.
+"""
+
+import argparse
+import json
+import re
+import socket
+import sys
+from pathlib import Path
+
+import requests
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from tests.liveserver import NAMES, NEW_MATCH, PASSWORD, hidden  # noqa: E402
+
+USERNAME = "deploycheck"
+# Four hands of a standard match: two turned clubs, an ordered hand with a drop, a sweep.
+HANDS = [
+    {"upcard": "clubs", "t0": "2", "t1": "1", "t2": "1", "t3": "1"},
+    {"upcard": "hearts", "maker": "1", "trump": "hearts", "dropped": "Cat"}
+    | {"t0": "0", "t1": "3", "t3": "2"},
+    {"upcard": "clubs", "t0": "1", "t1": "2", "t2": "1", "t3": "1"},
+    {"upcard": "hearts", "maker": "1", "trump": "hearts", "dropped": ["Ann", "Cat", "Dan"]}
+    | {"t1": "5"},
+]
+
+
+def fail(words: str) -> None:
+    sys.exit(f"deploy-check: {words}")
+
+
+class Phone:
+    def __init__(self, base: str, ca: str) -> None:
+        self.base = base
+        self.http = requests.Session()
+        self.http.verify = ca  # Caddy's root alone: no verify=False anywhere
+
+    def get(self, path: str) -> requests.Response:
+        response = self.http.get(self.base + path)
+        if response.status_code != 200:
+            fail(f"GET {path}: {response.status_code}\n{response.text[:800]}")
+        return response
+
+    def post(self, path: str, data: dict, htmx: bool = False) -> requests.Response:
+        headers = {"Referer": self.base + path}
+        if htmx:
+            headers["HX-Request"] = "true"
+        return self.http.post(self.base + path, data, headers=headers, allow_redirects=False)
+
+    def enter(self, path: str, username: str, fields: dict) -> None:
+        page = self.get(path).text
+        answer = self.post(path, {"username": username, **hidden(page, 'method="post"'), **fields})
+        if answer.status_code != 302:
+            fail(f"POST {path}: {answer.status_code}\n{answer.text[:800]}")
+
+
+def scoreboard(phone: Phone, match: int) -> list[str]:
+    """Every hand row of the board as text, tags and spaces squeezed out."""
+    page = phone.get(f"/matches/{match}/").text
+    table = re.search(r"<table.*?</table>", page, re.S)
+    if not table:
+        fail(f"no scoreboard on /matches/{match}/")
+    rows = re.findall(r"<tr.*?</tr>", table.group(0), re.S)
+    return [" ".join(re.sub(r"<[^>]+>", " ", row).split()) for row in rows]
+
+
+def balances(phone: Phone, group: str) -> str:
+    page = phone.get(f"/groups/{group}/balances/").text
+    return " ".join(re.sub(r"<[^>]+>", " ", page).split())
+
+
+def play(phone: Phone, noted: Path) -> None:
+    phone.enter("/signup/", USERNAME, {"password1": PASSWORD, "password2": PASSWORD})
+    page = phone.get("/matches/new/").text
+    seats = {f"seat_{i}": name for i, name in enumerate(NAMES)}
+    answer = phone.post("/matches/new/", {**hidden(page, 'method="post"'), **NEW_MATCH, **seats})
+    if answer.status_code != 302:
+        fail(f"a new match: {answer.status_code}\n{answer.text[:800]}")
+    match = int(re.search(r"/matches/(\d+)/", answer.headers["Location"]).group(1))
+    for number, hand in enumerate(HANDS, 1):
+        board = phone.get(f"/matches/{match}/").text
+        data = {**hidden(board, 'id="hand-form"'), **hand}
+        answer = phone.post(f"/matches/{match}/hands/", data, htmx=True)
+        if answer.status_code != 200 or f"Hand {number}" not in answer.text:
+            fail(f"hand {number}: {answer.status_code}\n{answer.text[:800]}")
+    groups = phone.get("/groups/").text
+    group = re.search(r'href="/groups/(\d+)/"', groups).group(1)
+    page = phone.get(f"/groups/{group}/balances/").text
+    players = dict(re.findall(r'<option value="(\d+)">([^<]+)</option>', page))
+    ids = {name: pk for pk, name in players.items()}
+    form = hidden(page, 'class="payment-form"')
+    payment = {"payer": ids["Ann"], "payee": ids["Bob"], "amount": "1.25", "currency": "USD"}
+    answer = phone.post(f"/groups/{group}/balances/", {**form, **payment})
+    if answer.status_code != 302:
+        fail(f"a payment: {answer.status_code}\n{answer.text[:800]}")
+    board = scoreboard(phone, match)
+    money = balances(phone, group)
+    if "Ann paid Bob $1.25" not in money:
+        fail(f"the payment is not on the balances page: {money[:800]}")
+    noted.write_text(json.dumps({"match": match, "group": group, "board": board}, indent=1))
+    print(f"played: match {match}, {len(HANDS)} hands, a payment of $1.25; board:")
+    print("\n".join("  " + row for row in board))
+
+
+def find(phone: Phone, noted: Path) -> None:
+    played = json.loads(noted.read_text())
+    phone.enter("/accounts/login/", USERNAME, {"password": PASSWORD})
+    board = scoreboard(phone, played["match"])
+    if board != played["board"]:
+        fail(f"the board differs:\n{board}\nnot\n{played['board']}")
+    money = balances(phone, played["group"])
+    if "Ann paid Bob $1.25" not in money:
+        fail(f"the payment is gone: {money[:800]}")
+    print(f"found: match {played['match']}, its {len(board)} rows as played, the payment")
+
+
+def headers(base: str, http_base: str, ca: str) -> None:
+    redirect = requests.get(http_base + "/accounts/login/", allow_redirects=False)
+    if redirect.status_code not in (301, 308) or not redirect.headers.get(
+        "Location", ""
+    ).startswith("https://"):
+        fail(f"plain HTTP is not redirected to HTTPS: {redirect.status_code} {redirect.headers}")
+    page = requests.get(base + "/accounts/login/", verify=ca)
+    for name in ("Strict-Transport-Security", "Content-Security-Policy"):
+        if name not in page.headers:
+            fail(f"no {name} on the log-in page: {dict(page.headers)}")
+    if page.headers.get("Cache-Control") != "private, no-store" and "no-store" not in page.headers.get("Cache-Control", ""):
+        fail(f"Cache-Control: {page.headers.get('Cache-Control')}")
+    big = requests.post(base + "/accounts/login/", data=b"x" * 3_100_000, verify=ca)
+    if big.status_code != 413:
+        fail(f"a body over 3 MB: {big.status_code}, not 413 from the proxy")
+    print("HTTP redirected to HTTPS; HSTS, CSP, no-store; a body over 3 MB refused (413)")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--domain", required=True)
+    parser.add_argument("--port", type=int, required=True)
+    parser.add_argument("--http-port", type=int, required=True)
+    parser.add_argument("--ca", required=True)
+    parser.add_argument("what", choices=["headers", "play", "find"])
+    parser.add_argument("noted", nargs="?", type=Path)
+    args = parser.parse_args()
+    # The name is on the home network, which this machine's resolver does not know: it is
+    # 127.0.0.1 here, and still the name the certificate and the Host header carry.
+    resolve = socket.getaddrinfo
+
+    def getaddrinfo(host, *rest, **kw):  # type: ignore[no-untyped-def]
+        return resolve("127.0.0.1" if host == args.domain else host, *rest, **kw)
+
+    socket.getaddrinfo = getaddrinfo
+    base = f"https://{args.domain}:{args.port}"
+    if args.what == "headers":
+        headers(base, f"http://{args.domain}:{args.http_port}", args.ca)
+    else:
+        phone = Phone(base, args.ca)
+        (play if args.what == "play" else find)(phone, args.noted)
+
+
+if __name__ == "__main__":
+    main()
