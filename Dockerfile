@@ -5,7 +5,7 @@
 
 FROM debian:bookworm-slim AS build
 RUN apt-get update \
- && apt-get install -y --no-install-recommends python3 python3-venv tzdata \
+ && apt-get install -y --no-install-recommends python3 python3-venv tzdata ca-certificates \
  && rm -rf /var/lib/apt/lists/*
 WORKDIR /app
 # The dependencies first, read from pyproject.toml alone, so that a change to the code
@@ -18,7 +18,8 @@ extras = [e for e in sys.argv[1].split(",") if e]; \
 print("\n".join(project["dependencies"] + [d for e in extras for d in project["optional-dependencies"][e]]))' \
     "$EXTRAS" > requirements.txt \
  && /venv/bin/pip install --no-cache-dir --disable-pip-version-check --only-binary :all: \
-    -r requirements.txt
+    -r requirements.txt \
+ && /venv/bin/pip uninstall --quiet --yes pip setuptools
 COPY manage.py ./
 COPY scorekeeper scorekeeper
 COPY games games
@@ -29,11 +30,11 @@ RUN DEBUG=False /venv/bin/python manage.py collectstatic --noinput --verbosity 0
  && find /app -name __pycache__ -prune -exec rm -rf {} +
 
 FROM debian:bookworm-slim
-# python3 and the time zones alone: no compiler, no pip beyond the virtualenv's own.
+# python3, the time zones and the authorities (mail over TLS) alone: no compiler, no pip.
 RUN apt-get update \
- && apt-get install -y --no-install-recommends python3 tzdata \
+ && apt-get install -y --no-install-recommends python3 tzdata ca-certificates \
  && rm -rf /var/lib/apt/lists/* \
- && useradd --system --uid 10001 --home-dir /app --shell /usr/sbin/nologin scorekeeper
+ && useradd --system --uid 999 --home-dir /app --shell /usr/sbin/nologin scorekeeper
 COPY --from=build /venv /venv
 COPY --from=build /app /app
 COPY deploy/entrypoint deploy/start.py /app/deploy/
