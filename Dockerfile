@@ -34,7 +34,7 @@ FROM debian:bookworm-slim
 RUN apt-get update \
  && apt-get install -y --no-install-recommends python3 tzdata ca-certificates \
  && rm -rf /var/lib/apt/lists/* \
- && useradd --system --uid 999 --home-dir /app --shell /usr/sbin/nologin scorekeeper
+ && useradd --system --uid 999 --create-home --shell /usr/sbin/nologin scorekeeper
 COPY --from=build /venv /venv
 COPY --from=build /app /app
 COPY deploy/entrypoint deploy/start.py /app/deploy/

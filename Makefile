@@ -66,19 +66,22 @@ bench: install haproxy fonts
 	$(PY) bench/scaleout_bench.py
 
 # The server of compose.yaml (README, "Run it on a server"): Docker's compose plugin where there
-# is one, else podman-compose.
+# is one, else podman-compose. Debian's podman-compose 1.0.3 knows no profiles: it is given the
+# default services by name, or it would start the optional ones too.
 COMPOSE ?= $(shell docker compose version >/dev/null 2>&1 && echo docker compose || echo podman-compose)
+SERVICES ?= $(if $(findstring podman,$(COMPOSE)),app db caddy backup)
 
-# A backup now, beside the nightly ones, in the backups folder or volume (BACKUP_DIR).
+# A backup now, beside the nightly ones, into the backups folder (BACKUP_DIR in .env).
 backup:
 	$(COMPOSE) exec -T backup sh /deploy/backup now
 
-# A backup back into an empty stack: `make restore BACKUP=scorekeeper-2026-12-06T090000Z.dump`.
+# A backup back into an empty stack (no database volume yet), then the whole stack started:
+# `make restore BACKUP=scorekeeper-2026-12-06T090000Z.dump`, a file of the backups folder.
 restore:
 	@test -n "$(BACKUP)" || (echo "Which backup? make restore BACKUP=scorekeeper-….dump" && false)
 	$(COMPOSE) up -d db backup
 	$(COMPOSE) exec -T backup sh /deploy/backup restore $(BACKUP)
-	$(COMPOSE) up -d
+	$(COMPOSE) up -d $(SERVICES)
 
 # A SECRET_KEY for .env.
 secret-key:
