@@ -5,9 +5,9 @@ with Caddy's local authority the only one trusted.
     check_stack.py ... play PLAYED.json   sign up, play a match, record a payment; note it all
     check_stack.py ... find PLAYED.json   log in and find every hand, score and payment noted
 
-The phone talks as tests/liveserver.py's phones do: the app's own forms, their hidden inputs
-(CSRF token, version), and htmx's header for a save. Over HTTPS Django also wants the Referer
-a browser sends.
+The phone talks as tests/liveserver.py's phones do (their way, not their code, which the tests
+are free to change): the app's own forms, their hidden inputs (CSRF token, version), and htmx's
+header for a save. Over HTTPS Django also wants the Referer a browser sends.
 """
 
 import argparse
@@ -19,10 +19,11 @@ from pathlib import Path
 
 import requests
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from tests.liveserver import NAMES, NEW_MATCH, PASSWORD, hidden  # noqa: E402
-
 USERNAME = "deploycheck"
+PASSWORD = "card-table-42"
+# A new match as the form sends it: four seats, Dan dealing first, started at once.
+NAMES = ("Ann", "Bob", "Cat", "Dan")
+NEW_MATCH = {"preset": "standard", "dealer": "3", "create": "1"}
 # Four hands of a standard match: two turned clubs, an ordered hand with a drop, a sweep.
 HANDS = [
     {"upcard": "clubs", "t0": "2", "t1": "1", "t2": "1", "t3": "1"},
@@ -32,6 +33,18 @@ HANDS = [
     {"upcard": "hearts", "maker": "1", "trump": "hearts", "dropped": ["Ann", "Cat", "Dan"]}
     | {"t1": "5"},
 ]
+
+
+def hidden(html: str, form: str) -> dict[str, str]:
+    """The hidden inputs (CSRF token, version …) of the form whose opening tag matches `form`,
+    as tests/liveserver.py's phones send them."""
+    found = re.search(rf"<form[^>]*{form}.*?</form>", html, re.S)
+    fields = {}
+    for tag in re.findall(r"<input[^>]*>", found.group(0) if found else ""):
+        name, value = re.search(r'name="([^"]+)"', tag), re.search(r'value="([^"]*)"', tag)
+        if 'type="hidden"' in tag and name and value:
+            fields[name.group(1)] = value.group(1)
+    return fields
 
 
 def fail(words: str) -> None:
