@@ -6,7 +6,7 @@ PORT ?= 8000
 CHROMIUM := /usr/lib/chromium/chromium-headless-shell
 HAPROXY := /usr/sbin/haproxy
 
-.PHONY: install run test lint typecheck chromium haproxy bench fonts
+.PHONY: install run test lint typecheck chromium haproxy bench fonts backup restore secret-key deploy-check
 
 $(VENV)/.installed: pyproject.toml
 	python3 -m venv $(VENV)
@@ -64,3 +64,29 @@ bench: install haproxy fonts
 	$(PY) bench/share_bench.py
 	$(PY) bench/shapes_bench.py
 	$(PY) bench/scaleout_bench.py
+
+# The server of compose.yaml (README, "Run it on a server"): Docker's compose plugin where there
+# is one, else podman-compose. Debian's podman-compose 1.0.3 knows no profiles: it is given the
+# default services by name, or it would start the optional ones too.
+COMPOSE ?= $(shell docker compose version >/dev/null 2>&1 && echo docker compose || echo podman-compose)
+SERVICES ?= $(if $(findstring podman,$(COMPOSE)),app db caddy backup)
+
+# A backup now, beside the nightly ones, into the backups folder (BACKUP_DIR in .env).
+backup:
+	$(COMPOSE) exec -T backup sh /deploy/backup now
+
+# A backup back into an empty stack (no database volume yet), then the whole stack started:
+# `make restore BACKUP=scorekeeper-2026-12-06T090000Z.dump`, a file of the backups folder.
+restore:
+	@test -n "$(BACKUP)" || (echo "Which backup? make restore BACKUP=scorekeeper-….dump" && false)
+	$(COMPOSE) up -d db backup
+	$(COMPOSE) exec -T backup sh /deploy/backup restore $(BACKUP)
+	$(COMPOSE) up -d $(SERVICES)
+
+# A SECRET_KEY for .env.
+secret-key:
+	@python3 -c "import secrets; print(secrets.token_urlsafe(50))"
+
+# The stack of compose.yaml built, run, backed up, restored and upgraded here (deploy/check).
+deploy-check: install
+	deploy/check
