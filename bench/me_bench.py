@@ -1,7 +1,7 @@
 """How /me/ grows with a member's number of matches, measured in one run.
 
 Stores 10 finished matches for one account and 1,000 for another (random valid matches of every
-preset, four a night, through Match.create as the app stores them, with a payment a night) on a
+preset, four a night, through create_match as the app stores them, with a payment a night) on a
 throwaway SQLite database; each account says "this is me" of Ann in its group. Then times /me/
 of each through the test client and prints its cost with 1,000 matches over its cost with 10
 (the page reads the stored results and payments, so it should stay within 3×). Run with

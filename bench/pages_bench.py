@@ -27,7 +27,7 @@ from django.test import Client
 from django.urls import include, path
 
 from games import rules
-from games.models import Match
+from games.models import Match, create_match, record_hands
 
 CLUB = rules.Hand("clubs", tricks={"Ann": 2, "Bob": 1, "Cat": 1, "Dan": 1})
 CHECK = {"upcard": "hearts", "maker": "1", "trump": "hearts", "dropped": "Cat"}
@@ -68,10 +68,10 @@ def main():
     ruleset = rules.make_ruleset("standard", starting_score=10_000)
 
     def match_with(n: int) -> Match:
-        match = Match.create(
+        match = create_match(
             user, "standard", ruleset, rules.Stakes(), ["Ann", "Bob", "Cat", "Dan"], "Dan"
         )
-        match.record([CLUB] * n)
+        record_hands(match, [CLUB] * n)
         return match
 
     client = Client()

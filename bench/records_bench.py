@@ -2,7 +2,7 @@
 
 Three groups, each one account's own: the table of 300 finished matches over 60 nights (five
 a night), and 10 and 1,000 finished matches (four a night, a week apart), random valid matches
-of every preset stored through Match.create as the app stores them, on a throwaway database
+of every preset stored through create_match as the app stores them, on a throwaway database
 (SQLite, or PostgreSQL where DATABASE_URL names a PostgreSQL database: see inprocess.py).
 Times the home page, the past-matches list, a player's record (`/matches/?player=ID`), the
 latest night, a player's page, the group's balances, its nights, its players and the group's
@@ -34,7 +34,7 @@ from django.urls import include, path
 from django.utils import timezone
 
 from games import rules
-from games.models import Group, Match, Player
+from games.models import Group, Match, Player, create_match
 from tests.matches import random_match
 
 SMALL = engines["django"].from_string("<!doctype html><title>{{ n }}</title><p>{{ n }} matches</p>")
@@ -69,7 +69,7 @@ def store(user, count: int, rnd: random.Random, per_night: int = 4, days_apart: 
             m = random_match(rnd, rnd.choice(sorted(rules.PRESETS)))
         night, game = divmod(count - 1 - i, per_night)
         played_at = evening - timedelta(days=days_apart * night, minutes=50 * (3 - game))
-        Match.create(
+        create_match(
             user, m.preset, m.ruleset, STAKES, m.players, m.first_dealer, m.hands, played_at
         )
 

@@ -1,7 +1,7 @@
 """The settle-up's bound (docs/rules.md §11) in the shapes a group may store, measured in one run.
 
 Two groups, each one account's own, on a throwaway database (SQLite, or PostgreSQL where
-DATABASE_URL names one: see inprocess.py), their finished matches stored through Match.create
+DATABASE_URL names one: see inprocess.py), their finished matches stored through create_match
 as the app stores them:
 
 - **Many currencies**: one night of 16 currencies × 16 players (four matches of four a
@@ -31,7 +31,7 @@ from django.test import Client, override_settings
 from django.utils import timezone
 
 from games import rules
-from games.models import Group, Match, Payment, Player
+from games.models import Group, Match, Payment, Player, create_match
 
 ROUNDS, WARM_UP = 5, 1
 HX = {"HTTP_HX_REQUEST": "true"}
@@ -46,7 +46,7 @@ def night_of_16(user, at, currency: str) -> None:
         maker, *others = table[m % 4 :] + table[: m % 4]
         sweep = rules.Hand("hearts", "hearts", maker, None, tuple(others), {maker: 5})
         stakes = rules.Stakes(per_game=100 + 7 * m, per_point=10 + m, currency=currency)
-        Match.create(
+        create_match(
             user,
             "standard",
             rules.make_ruleset("standard"),

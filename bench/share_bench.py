@@ -1,5 +1,5 @@
 """What the picture of a night costs (#44 §2): a night of 6 matches of 6 players (dirty clubs
-up, the one preset that seats six), for money, a transfer paid, stored through Match.create
+up, the one preset that seats six), for money, a transfer paid, stored through create_match
 on a throwaway database (see inprocess.py). Times, by turns, the picture as served
 (`/nights/ID/night.png`: the night read, drawn and saved as a PNG), its drawing alone, and
 the night's words for the chat; prints each median, the picture's size, and whether the aims

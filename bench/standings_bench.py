@@ -3,7 +3,7 @@
 Two groups, each one account's own: 300 finished matches over the past year, and 3,000 over
 the past ten years (300 a year, as a group that keeps playing piles them up), with three
 matches still going in each; random valid matches of every preset stored through
-Match.create as the app stores them, on a throwaway database (SQLite, or PostgreSQL where
+create_match as the app stores them, on a throwaway database (SQLite, or PostgreSQL where
 DATABASE_URL names a PostgreSQL database: see inprocess.py). Times the standings of this
 year and of all time, and their CSV, through the test client, by turns, and prints each with
 3,000 matches over itself with 300 (the aim: at most 1.5×), and each as a share of a minimal
@@ -35,7 +35,7 @@ from django.urls import include, path
 from django.utils import timezone
 
 from games import rules
-from games.models import Group, Match
+from games.models import Group, Match, create_match
 from tests.matches import random_match
 
 SMALL = engines["django"].from_string("<!doctype html><title>{{ n }}</title><p>{{ n }} matches</p>")
@@ -59,7 +59,7 @@ def store(user, count: int, rnd: random.Random) -> None:
             m = random_match(rnd, rnd.choice(sorted(rules.PRESETS)))
         hands = m.hands[:1] if going else m.hands
         played_at = evening - timedelta(days=days * (count - 1 - i)) if not going else evening
-        Match.create(
+        create_match(
             user, m.preset, m.ruleset, STAKES[i % 2], m.players, m.first_dealer, hands, played_at
         )
 

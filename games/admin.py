@@ -26,7 +26,9 @@ from games.models import (
     Player,
     Result,
     Seat,
+    delete_match,
     groups_turn,
+    record_hands,
 )
 
 _M = TypeVar("_M", bound=Model)
@@ -120,7 +122,7 @@ class _RecordOnSave(ModelAdmin[_M], Generic[_M]):
         super().save_related(request, form, formsets, change)
         form.instance.__dict__.pop("names", None)  # the seats may have changed
         match = Match.objects.with_seats().get(pk=self._match_of(form.instance).pk)
-        match.record(match.game_hands())
+        record_hands(match, match.game_hands())
 
 
 class _PartOfAMatch(ModelAdmin[_M], Generic[_M]):
@@ -188,11 +190,11 @@ class MatchAdmin(_RecordOnSave[Match]):
         return fields + ["group"] if obj is not None else fields
 
     def delete_model(self, request: HttpRequest, obj: Match) -> None:
-        obj.remove()  # as the app deletes a match: its sums, its night if left empty
+        delete_match(obj)  # as the app deletes a match: its sums, its night if left empty
 
     def delete_queryset(self, request: HttpRequest, queryset: QuerySet[Match]) -> None:
         for match in queryset:
-            match.remove()
+            delete_match(match)
 
     def get_deleted_objects(
         self, objs: Sequence[Match] | QuerySet[Match], request: HttpRequest

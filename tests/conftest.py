@@ -257,9 +257,9 @@ def make_match(
     **overrides,
 ):
     from games import rules
-    from games.models import Match
+    from games.models import create_match
 
-    return Match.create(
+    return create_match(
         owner,
         preset,
         rules.make_ruleset(preset, **overrides),

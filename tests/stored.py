@@ -5,8 +5,7 @@ from dataclasses import replace
 from datetime import timedelta
 
 from games import rules
-from games.models import Hand, Match, Result
-from games.models.hands import VERDICT_COLUMNS, hand_verdict, verdict
+from games.models import VERDICT_COLUMNS, Hand, Match, Result, create_match, hand_verdict, verdict
 from games.models.results import TALLY_FIELDS
 
 
@@ -64,7 +63,7 @@ def a_night_of_six(user, rnd, start, finished=False):
         while finished and (not m.hands or not rules.replay(m.start(), m.hands)[0].finished):
             m = random_match(rnd, "dirty-clubs-up", names=SIX, players=(6,))
         stakes = rules.Stakes(per_game=100, per_point=10, per_set=25)
-        Match.create(
+        create_match(
             user,
             m.preset,
             m.ruleset,

@@ -15,7 +15,17 @@ from django.test import override_settings
 from django.test.utils import CaptureQueriesContext
 
 from games import rules
-from games.models import Group, Match, Night, NightTransfers, Payment, Player, sums
+from games.models import (
+    Group,
+    Match,
+    Night,
+    NightTransfers,
+    Payment,
+    Player,
+    create_match,
+    delete_match,
+    sums,
+)
 from games.words import NOT_FEWEST
 
 from .conftest import url
@@ -101,7 +111,7 @@ def night_of_16(group, at, currency="USD", stakes=1):
         table = NAMES[4 * m : 4 * m + 4]
         maker, *others = table[m % 4 :] + table[: m % 4]
         sweep = rules.Hand("hearts", "hearts", maker, None, tuple(others), {maker: 5})
-        Match.create(
+        create_match(
             group,
             "standard",
             rules.make_ruleset("standard"),
@@ -175,7 +185,7 @@ def test_a_nights_transfers_are_searched_once_a_change_not_once_a_read(
     # A match of the night deleted: its write searches the night once, within one budget,
     # and no page after it searches.
     with searches(monkeypatch) as steps:
-        Match.objects.filter(night=night, currency="C03").first().remove()
+        delete_match(Match.objects.filter(night=night, currency="C03").first())
     assert 0 < sum(steps) <= rules.SEARCH_BUDGET
     with searches(monkeypatch) as steps:
         assert client_in.get(night.get_absolute_url(), **HX).status_code == 200

@@ -280,15 +280,16 @@ def test_a_save_the_database_cannot_take_is_kept_on_the_phone_in_words_and_sent_
     from django.db import OperationalError
 
     from games.models import Match
+    from games.views import board
 
     signed_in(page, live_server.url, "locked")
     new_match(page, "Standard", ["Ann", "Bob", "Cat", "Dan"], "Dan")
-    save = Match.add_hand
+    save = board.add_hand
 
     def locked(*args, **kwargs):
         raise OperationalError("database is locked")
 
-    monkeypatch.setattr(Match, "add_hand", locked)
+    monkeypatch.setattr(board, "add_hand", locked)
     enter_hand(page, "clubs", tricks={"Ann": 2, "Bob": 1, "Cat": 1})
     # The hand is kept on the phone, with the server's words, and sent again by itself.
     expect(page.locator(".connection-state")).to_have_text(
@@ -296,7 +297,7 @@ def test_a_save_the_database_cannot_take_is_kept_on_the_phone_in_words_and_sent_
         "1 hand is kept on this phone: the score keeper didn't take it yet. Trying again…"
     )
     expect(page.locator(".outbox-hands .hand-row")).to_have_count(1)
-    monkeypatch.setattr(Match, "add_hand", save)
+    monkeypatch.setattr(board, "add_hand", save)
     expect(page.get_by_role("button", name="Undo hand 1")).to_be_visible()
     expect(page.locator(".outbox-hands .hand-row")).to_have_count(0)
     assert scores(page) == {"Ann": 23, "Bob": 24, "Cat": 24, "Dan": 24}

@@ -9,7 +9,7 @@ from django.conf import settings
 from django.urls import reverse
 
 from games import matchfile, rules
-from games.models import MAX_HANDS, Match, Night, Player
+from games.models import MAX_HANDS, Night, Player, import_match
 
 pytestmark = pytest.mark.django_db
 
@@ -44,7 +44,7 @@ def test_pages_that_add_up_the_largest_matches_answer(client_in, user):
     first = matchfile.parse(largest())  # the others: the same file, a minute apart
     for minute in range(MATCHES):
         later = replace(first, played_at=first.played_at + timedelta(minutes=minute))
-        match, stored = Match.import_file(user, later)
+        match, stored = import_match(user, later)
         assert stored
     state, _ = match.replay()
     _, net = rules.settle(state, match.stakes())

@@ -10,7 +10,7 @@ from django.contrib.auth import get_user_model
 from django.core.management.base import CommandError
 from django.utils import timezone
 
-from games.models import Change, Group, Hand, Invite, Match, Membership, Player, Role
+from games.models import Change, Group, Hand, Invite, Match, Membership, Player, Role, move_match
 from games.rules import Hand as GameHand
 
 from .conftest import command, make_match, url
@@ -578,7 +578,7 @@ def test_two_nights_of_one_evening_never_share_a_title(client_in, user):
     early = make_match(user, played_at=evening)
     late = make_match(user, played_at=evening + timedelta(hours=2))
     other = make_match(user, played_at=evening + timedelta(days=7))
-    late.move_to(None)  # the same evening, split in two
+    move_match(late, None)  # the same evening, split in two
     nights = client_in.get(url("night_list")).content.decode()
     assert "The night of Friday 27 November 2026, from 7:30 p.m." in nights
     assert "The night of Friday 27 November 2026, from 9:30 p.m." in nights

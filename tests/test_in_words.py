@@ -15,7 +15,7 @@ from django.urls import reverse
 
 from games import matchfile, rules
 from games.forms import CURRENCY_WORDS, PICK_PRESET
-from games.models import Group, Match, Player
+from games.models import Group, Match, Player, create_match
 from games.rules import Hand as GameHand
 from games.words import NOT_FEWEST
 
@@ -168,7 +168,7 @@ def test_the_balances_csv_past_the_search_says_fewer_payments_may_be_possible(cl
     for m in range(6):  # 24 owing or owed: past the exact search
         ann, bob, cat, dan = names = tuple(f"{n}{m}" for n in TABLE)
         sweep = GameHand("hearts", "hearts", bob, None, (ann, cat, dan), {bob: 5})
-        Match.create(
+        create_match(
             group,
             "standard",
             rules.make_ruleset("standard"),

@@ -29,6 +29,11 @@ from games.models import (
     Player,
     Result,
     Role,
+    create_match,
+    delete_match,
+    group_balances,
+    move_match,
+    record_hands,
 )
 from games.rules import Hand as GameHand
 from games.views import common, ledger
@@ -170,7 +175,7 @@ pytestmark = pytest.mark.django_db
 
 
 def played(group, at, hands, names=TABLE, stakes=A_GAME_AND_A_DIME):
-    return Match.create(
+    return create_match(
         group, "standard", rules.make_ruleset("standard"), stakes, names, names[-1], hands, at
     )
 
@@ -180,7 +185,7 @@ def players(group):
 
 
 def balance(group, currency="USD") -> dict[str, int]:
-    return next(s.net for s in group.balances() if s.currency == currency)
+    return next(s.net for s in group_balances(group) if s.currency == currency)
 
 
 def test_a_balance_is_every_nights_net_plus_what_was_paid_minus_what_was_received(user):
@@ -195,11 +200,11 @@ def test_a_balance_is_every_nights_net_plus_what_was_paid_minus_what_was_receive
     after["Ann"] += 200
     after["Bob"] -= 200
     assert balance(group) == after == {"Ann": -500, "Bob": 500, "Cat": 700, "Dan": -700}
-    [usd] = group.balances()
+    [usd] = group_balances(group)
     assert usd.transfers == [rules.Payment("Ann", "Bob", 500), rules.Payment("Dan", "Cat", 700)]
     assert usd.fewest and sum(usd.net.values()) == 0
-    assert Group.balance_of(p["Ann"]) == {"USD": -500}
-    assert Group.balance_of(p["Cat"]) == {"USD": 700}
+    assert p["Ann"].balance() == {"USD": -500}
+    assert p["Cat"].balance() == {"USD": 700}
     assert first.night.settle_up()[0].net["Ann"] == -350  # a night's own nets keep to the night
 
 
@@ -235,11 +240,11 @@ def test_a_payment_outlives_a_change_of_hands_and_the_balance_shows_what_is_left
         settle_up[0].key(settle_up[0].transfers[0]), True, Night.fingerprint(settle_up)
     )
     assert balance(group)["Ann"] == 0
-    match.record([CLUB_HAND])
+    record_hands(match, [CLUB_HAND])
     payment = Payment.objects.get()
     assert (payment.amount_cents, payment.night) == (350, night)  # kept as it was
     assert balance(group) == {"Ann": 350, "Bob": -350}  # nothing owed for an open match
-    assert group.balances()[0].transfers == [rules.Payment("Bob", "Ann", 350)]
+    assert group_balances(group)[0].transfers == [rules.Payment("Bob", "Ann", 350)]
 
 
 def test_a_payment_of_a_night_that_is_gone_stays_in_the_balances(user):
@@ -249,7 +254,7 @@ def test_a_payment_of_a_night_that_is_gone_stays_in_the_balances(user):
     settle_up = night.settle_up()
     night.mark(settle_up[0].key(settle_up[0].transfers[0]), True, Night.fingerprint(settle_up))
     played(group, MONDAY + timedelta(days=7), [CAT_SWEEPS])
-    match.move_to(Match.objects.exclude(pk=match.pk).get().night)  # its old night is gone
+    move_match(match, Match.objects.exclude(pk=match.pk).get().night)  # its old night is gone
     assert not Night.objects.filter(pk=night.pk).exists()
     assert Payment.objects.get().night is None
     assert balance(group)["Ann"] == -700 + 350
@@ -356,7 +361,7 @@ def test_a_transfer_paid_on_a_night_counts_once_however_often_it_is_marked(user)
         for _ in range(2):
             assert night.mark(settle_up[0].key(transfer), True, seen)
     assert balance(group) == {"Ann": 0, "Bob": 350, "Cat": 0, "Dan": -350}
-    assert group.balances()[0].transfers == [rules.Payment("Dan", "Bob", 350)]
+    assert group_balances(group)[0].transfers == [rules.Payment("Dan", "Bob", 350)]
 
 
 @pytest.mark.django_db(transaction=True)
@@ -408,7 +413,7 @@ def test_the_balances_page_says_who_owes_whom_and_where_each_balance_comes_from(
     response = client_in.get(url("balances", imported.pk))
     page = text(response)
     assert response.status_code == 200
-    [usd] = imported.balances()
+    [usd] = group_balances(imported)
     assert_settled(usd.net, usd.transfers)
     shown = re.findall(
         r"<strong>(\w+)</strong> pays <strong>(\w+)</strong>\s*<span class=\"amount\">([^<]+)<",
@@ -710,7 +715,7 @@ def test_a_payment_for_a_transfer_a_change_did_away_with_stays_listed_on_its_nig
     assert payment.night == night and payment.by == "ann"
     # A change of the hands: Bob no longer wins, and Ann's payment is for no transfer now.
     match = Match.objects.get()
-    match.record([CLUB_HAND])
+    record_hands(match, [CLUB_HAND])
     page = text(client_in.get(night.get_absolute_url()))
     assert "a hand changed since" in page and "Ann paid Bob $3.50" in re.sub(
         r"</?strong>", "", page
@@ -752,7 +757,7 @@ def test_my_record_is_over_every_group_where_i_said_this_is_me_and_still_am(
     # What I owe or am owed in each group, as its balances have it.
     for group in (imported, elsewhere):
         here = balance(group)["Ann"]
-        assert Group.balance_of(players(group)["Ann"]) == {"USD": here}
+        assert players(group)["Ann"].balance() == {"USD": here}
         assert ledger._owes_words(here, "USD") in page
     assert ledger._owes_words(-350, "USD") == "you owe $3.50"
     assert ledger._owes_words(350, "USD") == "you are owed $3.50"
@@ -784,7 +789,7 @@ def test_my_matches_are_drawn_when_one_is_deleted_meanwhile(client_in, user, mon
     card_rows = Match.card_rows
 
     def deleted_meanwhile(ids):  # another phone deletes a match between the two reads
-        Match.objects.get(pk=ids[0]).remove()
+        delete_match(Match.objects.get(pk=ids[0]))
         return card_rows(ids)
 
     monkeypatch.setattr(Match, "card_rows", staticmethod(deleted_meanwhile))

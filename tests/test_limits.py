@@ -7,7 +7,7 @@ import pytest
 from django.core.exceptions import ValidationError
 
 from games import rules
-from games.models import MAX_HANDS, Group, Match
+from games.models import MAX_HANDS, Group, Match, group_balances, record_hands
 
 from .conftest import command, make_match, url
 from .matches import EXAMPLE, NEW_MATCH, nets_by_night
@@ -192,7 +192,7 @@ def test_the_largest_amounts_allowed_over_many_matches_sum_exactly(user, setting
     first, players = at_the_limit(user, many)
     assert_sums_are_the_results_added_up(first.group)
     sweep = rules.Hand("hearts", "hearts", "Ann", None, NAMES[1:], {"Ann": 5})
-    first.record([sweep])  # the latest, its running totals carried on from the stored ones
+    record_hands(first, [sweep])  # the latest, its running totals carried on from the stored ones
     assert_sums_are_the_results_added_up(first.group)
 
     won = many * 5 * most + 5  # and a cent from each loser of the last
@@ -202,7 +202,7 @@ def test_the_largest_amounts_allowed_over_many_matches_sum_exactly(user, setting
     assert NightSum.objects.get(player=ann).net_cents == won
     [settle_up] = Night.objects.get(pk=first.night_id).settle_up()
     assert settle_up.net == {"Ann": won, **dict.fromkeys(NAMES[1:], -won // 5)}
-    [balance] = Group.objects.get(pk=first.group_id).balances()
+    [balance] = group_balances(Group.objects.get(pk=first.group_id))
     assert balance.net == settle_up.net
     assert list(ResultSum.objects.filter(player=ann).nets().values_list("net", flat=True)) == [won]
     # Ints, never a numeric's Decimal (PostgreSQL's SUM of bigints), however they are read.
@@ -232,7 +232,7 @@ def test_the_migration_folds_the_halves_into_one_column_and_back(user):
     from .test_sums import assert_sums_are_the_results_added_up
 
     first, _ = at_the_limit(user, 50)  # Ann: 2.5 × 10¹⁰, the others −5 × 10⁹: past 32 bits
-    first.record([rules.Hand("hearts", "hearts", "Ann", None, NAMES[1:], {"Ann": 5})])
+    record_hands(first, [rules.Hand("hearts", "hearts", "Ann", None, NAMES[1:], {"Ann": 5})])
 
     def kept():
         return (

@@ -26,7 +26,14 @@ from games.models import (
     Play,
     Player,
     Result,
+    add_hand,
+    change_hand,
+    create_match,
+    match_from_file,
+    move_match,
+    record_hands,
     recount_sums,
+    undo_hand,
 )
 from games.rules import Hand as GameHand
 
@@ -66,7 +73,7 @@ def test_a_bad_hand_is_refused_and_nothing_is_stored(user):
     match = make_match(user, hands=[ORDERED])
     bad = GameHand("hearts", "hearts", "Bob", None, ("Bob",), {"Ann": 2, "Cat": 2, "Dan": 1})
     with pytest.raises(rules.RuleError) as e:
-        reload(match).record([ORDERED, bad])
+        record_hands(reload(match), [ORDERED, bad])
     assert (e.value.hand, e.value.code) == (2, "must_play")
     assert Hand.objects.filter(match=match).count() == 1
 
@@ -74,7 +81,7 @@ def test_a_bad_hand_is_refused_and_nothing_is_stored(user):
 def test_the_winning_hand_marks_the_match_finished_and_undo_reopens_it(user):
     match = make_match(user, hands=[ORDERED, SWEEP])
     assert match.finished is not None
-    reload(match).record([ORDERED])
+    record_hands(reload(match), [ORDERED])
     assert Match.objects.get(pk=match.pk).finished is None
     assert Match.objects.in_progress().count() == 1
 
@@ -284,7 +291,7 @@ def test_import_of_a_preset_with_its_own_stakes_and_house_rules_round_trips(user
     doc = {**PLAYED, "rules": {"preset": "spades-21", "ties": "play_on"}}
     del doc["stakes"]
     doc["hands"] = [{"upcard": "spades", "tricks": {"Ann": 1, "Bob": 1, "Cat": 1, "Dan": 2}}]
-    match = Match.from_file(user, matchfile.parse(json.dumps(doc)))
+    match = match_from_file(user, matchfile.parse(json.dumps(doc)))
     exported = matchfile.dump(reload(match).to_file())
     assert exported["rules"] == {"preset": "spades-21", "ties": "play_on"}
     assert exported["stakes"] == {
@@ -382,7 +389,7 @@ def test_the_results_of_a_finished_match_hold_the_money_and_the_counts(user):
 def test_undo_of_the_winning_hand_takes_back_the_win_and_the_money(user):
     match = make_match(user, hands=[ORDERED, SWEEP], stakes=rules.Stakes(100))
     assert reload(match).results.filter(won=True).count() == 1
-    reload(match).undo_hand(2, reload(match).version)
+    undo_hand(reload(match), 2, reload(match).version)
     assert not Result.objects.filter(match=match, won=True).exists()
     assert set(Result.objects.filter(match=match).values_list("net_cents", flat=True)) == {0}
     assert_results_are_a_replay(match)
@@ -393,7 +400,7 @@ def test_a_refused_change_leaves_the_results_as_they_were(user):
     before = list(Result.objects.filter(match=match).values(*RESULT_FIELDS))
     bad = GameHand("hearts", "hearts", "Bob", None, ("Bob",), {"Ann": 2, "Cat": 2, "Dan": 1})
     with pytest.raises(rules.RuleError):
-        reload(match).change_hand(1, bad, reload(match).version)
+        change_hand(reload(match), 1, bad, reload(match).version)
     assert list(Result.objects.filter(match=match).values(*RESULT_FIELDS)) == before
 
 
@@ -401,7 +408,7 @@ def test_the_admins_change_of_the_rows_is_followed_by_the_results(user):
     match = make_match(user, hands=[CLUB])
     Play.objects.filter(hand__match=match, player__name="Ann").update(tricks=1)
     Play.objects.filter(hand__match=match, player__name="Bob").update(tricks=2)
-    reload(match).record(reload(match).game_hands())  # what the admin does after an edit
+    record_hands(reload(match), reload(match).game_hands())  # what the admin does after an edit
     assert Result.objects.get(match=match, player__name="Bob").score == 23
     assert reload(match).version == 1  # only changes made through the app move it
     assert_results_are_a_replay(match)
@@ -431,22 +438,22 @@ def write_and_check(user, preset, seed, steps):
     ruleset = rules.make_ruleset(preset, starting_score=8 if preset != "spades-21" else 6)
     names = TABLE[: rnd.choice(ruleset.players)]
     stakes = rules.Stakes(rnd.choice([0, 100]), rnd.choice([0, 10]), rnd.choice([0, 25]))
-    match = Match.create(user, preset, ruleset, stakes, names, names[-1])
+    match = create_match(user, preset, ruleset, stakes, names, names[-1])
     for kind, n in steps:
         match = reload(match)
         hands = match.game_hands()
         try:
             if kind == "add":
                 state, _ = match.replay(hands)
-                match.add_hand(len(hands) + 1, random_hand(state, rnd), match.version)
+                add_hand(match, len(hands) + 1, random_hand(state, rnd), match.version)
             elif kind == "change" and hands:
                 number = n % len(hands) + 1
                 state, _ = match.replay(hands[: number - 1])
-                match.change_hand(number, random_hand(state, rnd), match.version)
+                change_hand(match, number, random_hand(state, rnd), match.version)
             elif kind == "undo" and hands:
-                match.undo_hand(len(hands), match.version)
+                undo_hand(match, len(hands), match.version)
             elif kind == "record":
-                match.record(hands[: n % (len(hands) + 1)])
+                record_hands(match, hands[: n % (len(hands) + 1)])
         except rules.RuleError:
             pass  # a hand after the end, or a change that breaks a later hand: nothing stored
         assert_results_are_a_replay(match)
@@ -533,7 +540,7 @@ CAT_SWEEPS = SWEEP
 def played(user, at, hands=(), names=TABLE, stakes=None):
     """A standard match begun `at`, by default for $1.00 a game and 10¢ a point."""
     stakes = rules.Stakes(100, 10) if stakes is None else stakes
-    return Match.create(
+    return create_match(
         user, "standard", rules.make_ruleset("standard"), stakes, names, names[-1], hands, at
     )
 
@@ -546,7 +553,7 @@ def test_a_night_is_titled_with_its_hour_only_where_another_began_the_same_day(u
     assert sunday.night_id != evening.night_id
     # Saturday's night has a match on Sunday too, but began on Saturday: Sunday's is alone.
     assert str(reload(sunday).night) == "The night of Sunday 29 November 2026"
-    past_midnight.move_to(None)  # now a night begun on Sunday, as Sunday's
+    move_match(past_midnight, None)  # now a night begun on Sunday, as Sunday's
     assert str(reload(sunday).night) == "The night of Sunday 29 November 2026, from 3:30 p.m."
     assert str(reload(past_midnight).night).endswith(", from 12:30 a.m.")
     assert str(reload(evening).night) == "The night of Saturday 28 November 2026"
@@ -578,9 +585,9 @@ def test_a_match_moves_to_another_night_or_a_new_one_and_keeps_its_version(user)
     a = played(user, EVENING, hands=[CLUB])
     b = played(user, EVENING + timedelta(hours=1))
     other = played(user, EVENING + timedelta(days=7))
-    b.move_to(other.night)
+    move_match(b, other.night)
     assert reload(b).night == other.night and reload(b).version == 0
-    alone = a.move_to(None)
+    alone = move_match(a, None)
     assert reload(a).night == alone and reload(a).version == 1
     assert Night.objects.filter(group__home_of=user).count() == 2  # a's old night was left empty
 
@@ -646,7 +653,7 @@ def test_a_transfer_marked_paid_is_a_payment_that_stays_when_the_transfers_chang
 
 
 def test_import_rename_and_merge_keep_the_results_true_to_a_replay(user):
-    imported = Match.from_file(user, matchfile.parse(json.dumps(PLAYED)))
+    imported = match_from_file(user, matchfile.parse(json.dumps(PLAYED)))
     rob_made = GameHand("hearts", "spades", "Rob", None, ("Cat",), {"Ann": 1, "Rob": 3, "Dan": 1})
     rob_club = GameHand("clubs", tricks={"Ann": 1, "Rob": 2, "Cat": 1, "Dan": 1})
     other = make_match(user, names=("Ann", "Rob", "Cat", "Dan"), hands=[rob_made, rob_club])
@@ -676,7 +683,7 @@ def test_a_hand_entered_before_a_rename_is_saved_for_the_same_seats(user):
     page = reload(match)
     assert page.names == ("Ann", "Bob", "Cat", "Dan")  # the table as the page showed it
     Player.objects.get(name="Bob").rename("Robert")
-    page.add_hand(2, ORDERED, page.version)  # entered as Bob's
+    add_hand(page, 2, ORDERED, page.version)  # entered as Bob's
     assert reload(match).game_hands() == [named(CLUB, Bob="Robert"), named(ORDERED, Bob="Robert")]
     assert_results_are_a_replay(match)
 
@@ -689,7 +696,7 @@ def test_a_hand_changed_before_a_merge_is_saved_for_the_same_seats(user):
     bob, bo = Player.objects.get(name="Bob"), Player.objects.get(name="Bo")
     stale = Player.objects.get(name="Bo")  # as another page read it
     assert bob.merge(bo) == 1
-    page.change_hand(1, named(ORDERED, Bob="Bo"), page.version)  # entered as Bo's
+    change_hand(page, 1, named(ORDERED, Bob="Bo"), page.version)  # entered as Bo's
     assert reload(match).game_hands() == [ORDERED, CLUB]
     assert_results_are_a_replay(match)
     with pytest.raises(rules.RuleError, match="Bo was just merged into another player"):

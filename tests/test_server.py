@@ -25,7 +25,7 @@ from hypothesis import strategies as st
 from pytest_django.asserts import assertInHTML
 
 from games.checks import secret_key_check
-from games.models import Hand, Match, Player
+from games.models import Hand, Match, Player, create_match
 from scorekeeper.settings import cache_from_url, local_secret_key
 
 from .conftest import fresh_database, make_match, url
@@ -345,7 +345,7 @@ def test_a_boards_first_load_is_at_most_44_kb_as_sent(collected_static, client_i
     icon and the manifest, compressed as the server sends them to a browser that takes
     Brotli; the app's own CSS and JavaScript minified by collectstatic."""
     played = twenty_hands()
-    board = Match.create(
+    board = create_match(
         user, played.preset, played.ruleset, played.stakes, played.players,
         played.first_dealer, played.hands,
     )  # fmt: skip

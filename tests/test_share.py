@@ -14,7 +14,7 @@ from django.utils import timezone
 from PIL import Image
 
 from games import picture, rules, words
-from games.models import Group, Match, Night, Payment, PayWays, Role, payment_key
+from games.models import Group, Match, Night, Payment, PayWays, Role, create_match, payment_key
 from games.views.share import night_card
 
 from .conftest import command, url
@@ -117,7 +117,7 @@ def test_a_night_played_for_nothing_shows_each_players_points(user):
     m = random_match(random.Random(2), "standard")
     while not rules.replay(m.start(), m.hands)[0].finished:
         m = random_match(random.Random(3), "standard")
-    match = Match.create(
+    match = create_match(
         user,
         "standard",
         m.ruleset,

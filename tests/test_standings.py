@@ -13,7 +13,19 @@ from django.contrib.auth import get_user_model
 from django.utils import timezone
 
 from games import rules
-from games.models import STAKED, Group, Match, Player, Result, Role, Season, Span, standings
+from games.models import (
+    STAKED,
+    Group,
+    Match,
+    Player,
+    Result,
+    Role,
+    Season,
+    Span,
+    create_match,
+    group_balances,
+    standings,
+)
 from games.views.common import stats_context
 
 from .conftest import url
@@ -42,7 +54,7 @@ def generated(user, seed: int, count: int, years=(2025, 2026)) -> Group:
         played_at = timezone.make_aware(datetime(year, 1, 1, 20)) + timedelta(
             days=rnd.randrange(360), minutes=rnd.randrange(200)
         )
-        Match.create(
+        create_match(
             user, m.preset, m.ruleset, STAKES[i % 4], m.players, m.first_dealer, hands, played_at
         )
     return Group.home(user)
@@ -120,7 +132,7 @@ def test_players_come_by_money_then_wins_and_one_without_a_finished_match_is_lef
     keys = [(*(-s.money.get(c, 0) for c in currencies), -s.won, s.name) for s in rows]
     assert keys == sorted(keys)
     assert all(s.played > 0 for s in rows)
-    Match.create(
+    create_match(
         user,
         "standard",
         rules.make_ruleset("standard"),
@@ -141,14 +153,16 @@ def test_all_time_agrees_with_the_player_pages_and_the_balances(user):
     for i in range(24):
         m = random_match(rnd, rnd.choice(sorted(rules.PRESETS)), names=NAMES)
         played_at = timezone.make_aware(datetime(2026, 1, 1, 20)) + timedelta(days=i * 3)
-        Match.create(
+        create_match(
             user, m.preset, m.ruleset, STAKES[i % 4], m.players, m.first_dealer, m.hands, played_at
         )
     group = Group.home(user)
     assert not Match.objects.filter(group=group, finished__isnull=True).exists()
     rows, _ = standings(group.pk, None)
     assert as_added(rows) == as_added(standings(group.pk, Span.year(2026))[0])
-    balances = {(s.currency, name): net for s in group.balances() for name, net in s.net.items()}
+    balances = {
+        (s.currency, name): net for s in group_balances(group) for name, net in s.net.items()
+    }
     for s in rows:
         player = Player.objects.get(pk=s.player)
         totals = player.totals()
@@ -245,7 +259,7 @@ def test_the_picker_lists_at_most_fifty_years(user):
     from games.models.seasons import years
 
     for year in (1950, 2026):
-        Match.create(
+        create_match(
             user,
             "standard",
             rules.make_ruleset("standard"),

@@ -21,9 +21,18 @@ from games.models import (
     Player,
     Result,
     ResultSum,
+    add_hand,
+    change_hand,
+    create_match,
+    delete_match,
+    group_balances,
+    import_match,
+    move_match,
+    record_hands,
     recount_sums,
     run_totals,
     stat_sums,
+    undo_hand,
 )
 
 from .conftest import command, make_match
@@ -166,12 +175,12 @@ def test_a_match_stored_hand_by_hand_is_summed_as_its_results(user):
     for number, hand in enumerate([CLUB, CLUB, SWEEP], 1):
         seen = version(group)
         match = Match.objects.get(pk=match.pk)
-        match.add_hand(number, hand, match.version)
+        add_hand(match, number, hand, match.version)
         assert version(group) > seen
         assert_sums_are_the_results_added_up(group)
     match = Match.objects.get(pk=match.pk)
     assert match.finished is not None
-    match.undo_hand(3, match.version)  # no longer finished: its money no longer counts
+    undo_hand(match, 3, match.version)  # no longer finished: its money no longer counts
     assert_sums_are_the_results_added_up(group)
     assert not ResultSum.objects.filter(staked__gt=0).exists()
     assert not NightSum.objects.exists()
@@ -182,7 +191,7 @@ def test_a_match_begun_earlier_but_finished_later_moves_the_first_back(user):
     now = timezone.now()
     make_match(user, stakes=STAKES[1], played_at=now, hands=[SWEEP])
     earlier = make_match(user, stakes=STAKES[1], played_at=now - timedelta(hours=2))
-    earlier.add_hand(1, SWEEP, earlier.version)
+    add_hand(earlier, 1, SWEEP, earlier.version)
     assert_sums_are_the_results_added_up(group)
     cat = Player.objects.get(group=group, name="Cat")
     assert cat.result_sums.summed().first == {"USD": earlier.played_at}
@@ -213,7 +222,7 @@ def test_whatever_is_written_the_sums_are_the_results_added_up(user, seed):
             if rnd.random() < 0.3:
                 stakes = rules.Stakes(stakes.per_game, stakes.per_point, stakes.per_set, "EUR")
             try:
-                Match.create(
+                create_match(
                     group,
                     m.preset,
                     m.ruleset,
@@ -234,7 +243,7 @@ def test_whatever_is_written_the_sums_are_the_results_added_up(user, seed):
                     break
                 match = Match.objects.with_seats().get(pk=match.pk)
                 hand = random_hand(state, rnd)
-                match, (state, _), _ = match.add_hand(state.hands + 1, hand, match.version)
+                match, (state, _), _ = add_hand(match, state.hands + 1, hand, match.version)
         elif what == "change":
             match = rnd.choice(matches)
             if not match.hands_played:
@@ -242,25 +251,25 @@ def test_whatever_is_written_the_sums_are_the_results_added_up(user, seed):
             number = rnd.randrange(1, match.hands_played + 1)
             before, _ = match.state_before(number)
             try:
-                match.change_hand(number, random_hand(before, rnd), match.version)
+                change_hand(match, number, random_hand(before, rnd), match.version)
             except rules.RuleError:
                 continue  # a later hand no longer fits: nothing stored
         elif what == "undo":
             match = rnd.choice(matches)
             if not match.hands_played:
                 continue
-            match.undo_hand(match.hands_played, match.version)
+            undo_hand(match, match.hands_played, match.version)
         elif what == "move":
             match = rnd.choice(matches)
             nights = list(Night.objects.filter(group=group).exclude(pk=match.night_id))
-            match.move_to(rnd.choice(nights) if nights and rnd.random() < 0.7 else None)
+            move_match(match, rnd.choice(nights) if nights and rnd.random() < 0.7 else None)
         elif what == "remove":
-            rnd.choice(matches).remove()
+            delete_match(rnd.choice(matches))
         elif what == "import":
             match = rnd.choice(matches)
             copy = match.to_file()
             later = copy.played_at + timedelta(hours=rnd.choice([0, 1, 30]))
-            Match.import_file(group, replace(copy, played_at=later))
+            import_match(group, replace(copy, played_at=later))
         elif what == "rename":
             player = rnd.choice(list(Player.objects.filter(group=group)))
             try:
@@ -282,7 +291,7 @@ def test_whatever_is_written_the_sums_are_the_results_added_up(user, seed):
                 currency=rnd.choice(["USD", "EUR"]), per_game_cents=rnd.choice([0, 50])
             )
             match = Match.objects.with_seats().get(pk=match.pk)
-            match.record(match.game_hands())
+            record_hands(match, match.game_hands())
         assert version(group) > seen, (step, what)
         assert_sums_are_the_results_added_up(group)
 
@@ -368,7 +377,7 @@ def test_the_migration_sums_the_results_stored_before_it():
         stakes = STAKES[i % 3]
         dealer = m.first_dealer
         played_at = when + timedelta(days=i // 3, minutes=50 * i)
-        Match.create(user, m.preset, m.ruleset, stakes, m.players, dealer, m.hands, played_at)
+        create_match(user, m.preset, m.ruleset, stakes, m.players, dealer, m.hands, played_at)
     group = Group.home(user)
     sums = stored(group)
     assert sums[0] and sums[1]
@@ -409,7 +418,7 @@ def test_a_balance_s_workings_read_only_what_they_show_and_sum_up_the_rest(user)
             currency=currency,
             paid_at=paid_at,
         )
-    balances = group.balances()
+    balances = group_balances(group)
     workings = ledger._workings(group, balances, people)
     shown = ledger.WORKINGS_SHOWN
     nights = nets_by_night(Result.objects.filter(match__group=group))

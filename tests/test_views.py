@@ -27,6 +27,8 @@ from games.models import (
     Play,
     Player,
     Role,
+    add_hand,
+    record_hands,
 )
 from games.rules import Hand as GameHand
 
@@ -160,7 +162,7 @@ def test_a_maker_and_low_scorers_cannot_be_toggled_out(client_in, user):
     match = make_match(user, "three-widow", names=("Ann", "Bob", "Cat"), dealer="Cat")
     match.options = {**match.options, "starting_score": 5}
     match.save()
-    match.record([])  # the stored scores follow the rules, as after an edit in the admin
+    record_hands(match, [])  # the stored scores follow the rules, as after an edit in the admin
     data = {"number": "1", "upcard": "hearts", "maker": "1"}
     html = shown(
         client_in.post(url("hand_check", match.pk), drawn(match, data), **HX).content.decode()
@@ -517,7 +519,7 @@ def test_an_edit_that_breaks_a_later_hand_is_refused_naming_it(client_in, user):
     match = make_match(user, "three-widow", names=("Ann", "Bob", "Cat"), dealer="Cat", hands=[])
     hands = [GameHand("clubs", tricks={"Ann": 3, "Bob": 1, "Cat": 1})] * 3  # Ann 15 -> 6
     drop = GameHand("hearts", "hearts", "Bob", None, ("Ann",), {"Bob": 3, "Cat": 2})
-    match.record([*hands, drop])
+    record_hands(match, [*hands, drop])
     # Ann took 4 in hand 1 instead: she is at 5 before hand 4 and may no longer drop.
     data = {"number": "1", "upcard": "clubs", "t0": "4", "t1": "0", "t2": "1"}
     response = client_in.post(url("hand_edit", match.pk, 1), drawn(match, data))
@@ -543,7 +545,7 @@ def test_the_end_screen_reads_out_who_pays_whom(client_in, user):
         )
         state, _ = rules.play(state, hand)
         hands.append(hand)
-    match.record(hands)
+    record_hands(match, hands)
     html = client_in.get(match.get_absolute_url()).content.decode()
     assert "Ann" in html and "wins" in html and "Reached zero." in html
     assert (
@@ -987,7 +989,7 @@ def test_the_scoreboard_takes_the_same_queries_with_3_hands_and_with_60(client_i
     def queries(n):
         match = make_match(user, starting_score=1000)
         club = CLUB
-        match.record([club] * n)
+        record_hands(match, [club] * n)
         with CaptureQueriesContext(connection) as ctx:
             assert client_in.get(match.get_absolute_url()).status_code == 200
         return len(ctx.captured_queries)
@@ -1453,7 +1455,7 @@ def test_a_match_holds_at_most_the_hand_cap(user):
 
     match = make_match(user, starting_score=10**6)
     with pytest.raises(rules.RuleError, match="at most 1,000 hands"):
-        match.record([CLUB] * (MAX_HANDS + 1))
+        record_hands(match, [CLUB] * (MAX_HANDS + 1))
     assert not Hand.objects.filter(match=match).exists()
 
 
@@ -1666,7 +1668,7 @@ def test_the_night_page_shows_each_net_and_where_it_comes_from(client_in, user):
 def test_a_shared_win_says_whom_the_payment_is_shared_by(client_in, user):
     # From 2, Ann and Bob take 2 each and reach 0 together: they share the win (§5).
     low = make_match(user, stakes=rules.Stakes(per_game=100), starting_score=2)
-    low.record([GameHand("clubs", tricks={"Ann": 2, "Bob": 2, "Cat": 1, "Dan": 0})])
+    record_hands(low, [GameHand("clubs", tricks={"Ann": 2, "Bob": 2, "Cat": 1, "Dan": 0})])
     html = client_in.get(low.night.get_absolute_url()).content.decode()
     assert "lost: $1.00 a game, shared by Ann and Bob" in html
 
@@ -2116,7 +2118,7 @@ def test_a_board_drawn_while_another_phone_saves_shows_the_hands_at_their_versio
 ):
     match = make_match(user, hands=[CLUB])
     read_before_the_save = Match.objects.one(match.pk)
-    match.add_hand(2, CLUB, match.version)  # lands after the page has read the match
+    add_hand(match, 2, CLUB, match.version)  # lands after the page has read the match
     reads, one = iter([read_before_the_save]), MatchQuerySet.one
     monkeypatch.setattr(MatchQuerySet, "one", lambda self, pk: next(reads, None) or one(self, pk))
     html = client_in.get(match.get_absolute_url()).content.decode()
@@ -2134,10 +2136,10 @@ def test_a_409_drawn_while_another_phone_saves_shows_the_hands_at_their_version(
 ):
     match = make_match(user, hands=[CLUB])
     stale = match.version  # the page the Save is sent from
-    match.add_hand(2, CLUB, match.version)
+    add_hand(match, 2, CLUB, match.version)
     read_by_the_409 = Match.objects.one(match.pk)
     match = Match.objects.get(pk=match.pk)
-    match.add_hand(3, CLUB, match.version)  # lands after the 409 has read the match
+    add_hand(match, 3, CLUB, match.version)  # lands after the 409 has read the match
     reads, one = iter([None, read_by_the_409]), MatchQuerySet.one  # the Save's own read, then
     monkeypatch.setattr(MatchQuerySet, "one", lambda self, pk: next(reads, None) or one(self, pk))
     sent = {**CLUB_POST, "t0": "1", "t1": "2", "number": "2", "version": str(stale)}

@@ -2,9 +2,8 @@
 
 What happened at the table is stored (seats, rules, stakes, hands, each player's part);
 scores, dealer, winners and payouts are folded from the hands by the rules engine. The engine's
-verdict is stored with the hands, by `Match._store()` (or `_store_rescored()`) and nowhere else,
-so that a page need not fold a whole match: each seat's `Result`, and each hand's scores after
-it.
+verdict is stored with the hands, by the writes of `writes.py` and nowhere else, so that a page
+need not fold a whole match: each seat's `Result`, and each hand's scores after it.
 """
 
 from __future__ import annotations
@@ -26,7 +25,6 @@ from games.models.groups import (
 )
 from games.models.hands import (
     SUIT_CHOICES,
-    VERDICT_COLUMNS,
     Change,
     Hand,
     Play,
@@ -34,8 +32,25 @@ from games.models.hands import (
     verdict,
 )
 from games.models.ledger import PAYMENT_TOO_BIG, FormUsed, Payment, PaymentsChanged
-from games.models.matches import PRESET_CHOICES, Match, MatchQuerySet, Seat, new_share_token
-from games.models.nights import NIGHT_GAP, Night, SettleUp, payment_key
+from games.models.matches import GONE as MATCH_GONE
+from games.models.matches import (
+    MAX_HANDS,
+    PRESET_CHOICES,
+    VERDICT_COLUMNS,
+    Match,
+    MatchQuerySet,
+    Seat,
+    check_money,
+    check_room,
+    new_share_token,
+)
+from games.models.nights import (
+    NIGHT_GAP,
+    Night,
+    SettleUp,
+    group_balances,
+    payment_key,
+)
 from games.models.payways import PayWays
 from games.models.players import Player
 from games.models.results import (
@@ -49,11 +64,37 @@ from games.models.results import (
 )
 from games.models.seasons import Season, Span, Standing, standings
 from games.models.sums import NightSum, NightTransfers, recount_sums, run_totals, running_money
-from games.models.writes import GONE as MATCH_GONE
-from games.models.writes import MAX_HANDS, Earlier, Saved, Stale, check_money, check_room
+from games.models.writes import (
+    Earlier,
+    Replay,
+    Saved,
+    Stale,
+    add_hand,
+    change_hand,
+    create_match,
+    delete_match,
+    import_match,
+    match_from_file,
+    move_match,
+    record_hands,
+    saved_under,
+    undo_hand,
+)
 
 __all__ = [
     "Attempt",
+    "Replay",
+    "add_hand",
+    "group_balances",
+    "change_hand",
+    "create_match",
+    "delete_match",
+    "import_match",
+    "match_from_file",
+    "move_match",
+    "record_hands",
+    "saved_under",
+    "undo_hand",
     "Change",
     "FormUsed",
     "GROUP_NAME_LENGTH",

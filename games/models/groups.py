@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import secrets
-from collections.abc import Iterable
 from contextlib import suppress
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Self, TypeVar
@@ -18,14 +17,12 @@ from django.urls import reverse
 from django.utils import timezone
 
 from games import rules, words
-from games.models.results import ResultSum, staked_filter
+from games.models.results import staked_filter
 from games.models.sql import fetch, loaded, statement
 
 _M = TypeVar("_M", bound=models.Model)
 
 if TYPE_CHECKING:
-    from games.models.ledger import PaymentQuerySet
-    from games.models.nights import SettleUp
     from games.models.players import Player
 
 
@@ -38,7 +35,7 @@ def groups_turn(group_id: int) -> None:
     written, if the group was deleted meanwhile (its deletion takes this turn too).
 
     The one lock order, everywhere (docs/scaling.md, "Locks"): the account (deleting it), then
-    the group (this), then its matches (`Match._locked`, in the order of their ids), then its
+    the group (this), then its matches (`writes._locked`, in the order of their ids), then its
     players' rows. A write takes the group's turn before it locks or writes anything else of
     the group, so two writes wait for each other and never deadlock; several groups are taken
     in the order of their ids (`delete_account`).
@@ -48,23 +45,6 @@ def groups_turn(group_id: int) -> None:
     version (games/regions.py) is never shown once the stored data has changed."""
     if not Group.objects.filter(pk=group_id).update(version=F("version") + 1):
         raise Group.DoesNotExist(f"No group {group_id}.")
-
-
-def _nets(
-    rows: Iterable[tuple[str, str, int, datetime]], payments: PaymentQuerySet
-) -> dict[str, dict[str, int]]:
-    """Each currency's balances: every player's net of `rows` (`ResultSumQuerySet.nets()`,
-    their stored sums), plus what they paid of `payments`, minus
-    what they were paid. Players come in the order of the first match they played, then by
-    name; those only in payments after them. The balances of each currency sum to zero."""
-    nets: dict[str, dict[str, int]] = {}
-    for currency, name, net, _ in rows:
-        nets.setdefault(currency, {})[name] = net
-    for sign, side in ((1, "payer"), (-1, "payee")):
-        for currency, name, cents in sorted(payments.by_currency_and_player(side)):
-            mine = nets.setdefault(currency, {})
-            mine[name] = mine.get(name, 0) + sign * cents
-    return dict(sorted(nets.items()))
 
 
 # --- Groups: who keeps the table ------------------------------------------------------------
@@ -170,29 +150,8 @@ class Group(models.Model):
 
     def currencies(self) -> list[str]:
         """The currencies the group has played for money in: what a payment may be in."""
-        from games.models.matches import Match
-
-        matches = Match.objects.filter(group=self).filter(staked_filter())
+        matches = self.matches.filter(staked_filter())
         return sorted(set(matches.order_by().values_list("currency", flat=True).distinct()))
-
-    def balances(self) -> list[SettleUp]:
-        """Each currency's balances over every night and payment of the group (`_nets`, of
-        its players' stored sums), and the payments that settle them: the fewest, as for a
-        night (§11), wherever rules.settle_currencies can search for them."""
-        from games.models.nights import SettleUp
-
-        nets = _nets(ResultSum.objects.filter(player__group=self).nets(), self.payments.all())
-        settled = rules.settle_currencies(nets)  # one budget for all of them (§11)
-        return [SettleUp(c, net, *settled[c]) for c, net in nets.items()]
-
-    @staticmethod
-    def balance_of(player: Player) -> dict[str, int]:
-        """A player's balance in each currency, as `balances()` has it, read for them alone."""
-        from games.models.ledger import Payment
-
-        mine = Payment.objects.filter(Q(payer=player) | Q(payee=player))
-        nets = _nets(player.result_sums.nets(), mine)
-        return {c: net[player.name] for c, net in nets.items() if player.name in net}
 
     @transaction.atomic
     def set_role(self, user: User, role: str | None) -> None:

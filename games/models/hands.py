@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict
-from typing import TYPE_CHECKING, Any, TypedDict, cast
+from typing import TYPE_CHECKING, TypedDict, cast
 
 from django.conf import settings
 from django.db import models
@@ -15,47 +15,10 @@ from django.utils import timezone
 
 from games import matchfile, rules, words
 from games.models.groups import Membership
+from games.models.matches import VERDICT_COLUMNS, Match
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import AnonymousUser, User
-
-    from games.models.matches import Match
-    from games.models.players import Player
-
-
-# What a hand's row keeps of the engine's verdict on it (see `hand_verdict`).
-VERDICT_COLUMNS = ("dealer", "scores", "sets")
-
-
-def hands_from_rows(rows: Iterable[Sequence[Any]], names: Sequence[str]) -> list[rules.Hand]:
-    """The engine's hands from rows of the statement `HANDS` (models/sql.py), ordered by
-    number; `names` in seat order (the rows name the maker and the players by seat)."""
-    hands: dict[int, dict[str, Any]] = {}
-    for number, upcard, trump, maker, bid, passed, moon, who, dropped, tricks, *_ in rows:
-        hand = hands.setdefault(
-            number,
-            {
-                "upcard": upcard,
-                "trump": trump or None,
-                "maker": None if maker is None else names[maker],
-                "bid": bid,
-                "passed": bool(passed),
-                "moon": bool(moon),
-                "dropped": [],
-                "tricks": {},
-            },
-        )
-        if who is None:
-            continue
-        if dropped:
-            hand["dropped"].append(names[who])
-        else:
-            hand["tricks"][names[who]] = tricks
-    seat = {name: i for i, name in enumerate(names)}
-    return [
-        rules.Hand(**{**h, "dropped": tuple(sorted(h["dropped"], key=lambda n: seat.get(n, 9)))})
-        for h in hands.values()
-    ]
 
 
 def verdict(
@@ -132,7 +95,7 @@ class Hand(models.Model):
     passed = models.BooleanField(default=False, help_text="everybody passed and it was redealt")
     moon = models.BooleanField(default=False, help_text="the maker declared the moon (§4)")
     created = models.DateTimeField(auto_now_add=True)
-    # The engine's verdict on the hand (`hand_verdict`), written with it by `Match._store()`:
+    # The engine's verdict on the hand (`hand_verdict`), written with it by `writes._store`:
     # a page reads the match before a hand from the one before it, not by folding the match.
     dealer = models.PositiveSmallIntegerField(null=True, blank=True, help_text="seat, from 0")
     scores = models.JSONField(null=True, blank=True, help_text="every seat's score after it")
@@ -191,11 +154,12 @@ class Hand(models.Model):
     def store_all(
         match: Match,
         hands: list[tuple[int, rules.Hand, HandVerdict]],
-        players: dict[str, Player],
+        players: dict[str, int],
         keys: Mapping[int, str | None] | None = None,
     ) -> None:
         """Write these (number, hand, verdict) rows, the verdict as `hand_verdict()` gives it,
-        and `keys` ({number: key}) where a phone gave one: the hands in one insert (which
+        the players named by their ids (`players`), and `keys` ({number: key}) where a phone
+        gave one: the hands in one insert (which
         gives back their ids: SQLite 3.35 or later), then their plays in another, each in as
         few batches as the database takes (SQLite: 999 values a statement)."""
         if not hands:
@@ -206,7 +170,7 @@ class Hand(models.Model):
                 number=number,
                 upcard=hand.upcard,
                 trump=hand.trump or "",
-                maker=players[hand.maker] if hand.maker else None,
+                maker_id=players[hand.maker] if hand.maker else None,
                 bid=hand.bid,
                 passed=hand.passed,
                 moon=hand.moon,
@@ -219,8 +183,8 @@ class Hand(models.Model):
             play
             for row, (_, hand, _) in zip(rows, hands, strict=True)
             for play in [
-                *(Play(hand=row, player=players[n], dropped=True) for n in hand.dropped),
-                *(Play(hand=row, player=players[n], tricks=t) for n, t in hand.tricks.items()),
+                *(Play(hand=row, player_id=players[n], dropped=True) for n in hand.dropped),
+                *(Play(hand=row, player_id=players[n], tricks=t) for n, t in hand.tricks.items()),
             ]
         )
 

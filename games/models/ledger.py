@@ -190,8 +190,6 @@ class Payment(models.Model):
         meanwhile. A payment is money that moved: one recorded from a page drawn before
         another payment was recorded or removed (at the payments' `version`) is stored all
         the same, and the page says what else changed (`PaymentQuerySet.since`)."""
-        from games.models.players import Player
-
         with transaction.atomic():
             groups_turn(group.pk)
             if token:
@@ -203,7 +201,8 @@ class Payment(models.Model):
                     return same, False
             # Re-read in the group's turn: a merge takes it too, so none can go meanwhile.
             ids = [payer.pk, payee.pk]  # (another group's: `check_fits` says so)
-            here = set(Player.objects.filter(pk__in=ids).values_list("pk", flat=True))
+            players = type(payer).objects  # the payer's model: players.py sits above this one
+            here = set(players.filter(pk__in=ids).values_list("pk", flat=True))
             for player in (payer, payee):
                 if player.pk not in here:
                     raise ValidationError(

@@ -4,28 +4,111 @@ from __future__ import annotations
 
 import json
 import secrets
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Self
 
+from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import models
-from django.db.models import Q
+from django.db.models import Q, QuerySet
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.functional import cached_property
 
 from games import matchfile, rules, words
 from games.models.groups import Group
-from games.models.hands import (
-    VERDICT_COLUMNS,
-    hands_from_rows,
-)
 from games.models.results import Result
 from games.models.sql import fetch, moment, statement
-from games.models.writes import GONE, MatchWrites, check_money, check_room
 
 LAST_NUMBER = 32_767  # as far as hands go: the largest number a hand's column holds
+
+# What a hand's row keeps of the engine's verdict on it (see `hand_verdict`).
+VERDICT_COLUMNS = ("dealer", "scores", "sets")
+
+
+def hands_from_rows(rows: Iterable[Sequence[Any]], names: Sequence[str]) -> list[rules.Hand]:
+    """The engine's hands from rows of the statement `HANDS` (models/sql.py), ordered by
+    number; `names` in seat order (the rows name the maker and the players by seat)."""
+    hands: dict[int, dict[str, Any]] = {}
+    for number, upcard, trump, maker, bid, passed, moon, who, dropped, tricks, *_ in rows:
+        hand = hands.setdefault(
+            number,
+            {
+                "upcard": upcard,
+                "trump": trump or None,
+                "maker": None if maker is None else names[maker],
+                "bid": bid,
+                "passed": bool(passed),
+                "moon": bool(moon),
+                "dropped": [],
+                "tricks": {},
+            },
+        )
+        if who is None:
+            continue
+        if dropped:
+            hand["dropped"].append(names[who])
+        else:
+            hand["tricks"][names[who]] = tricks
+    seat = {name: i for i, name in enumerate(names)}
+    return [
+        rules.Hand(**{**h, "dropped": tuple(sorted(h["dropped"], key=lambda n: seat.get(n, 9)))})
+        for h in hands.values()
+    ]
+
+
+# Far more than any card night; a bound so that no file or tap can store an endless match.
+MAX_HANDS = 1000
+
+# What a write to a match deleted meanwhile says (Match.DoesNotExist's message).
+GONE = "This match was deleted on another phone."
+
+
+def _whole(cents: int) -> str:
+    """An amount in words: 1,000,000 or 5,025.50."""
+    whole, part = divmod(cents, 100)
+    return f"{whole:,}" + (f".{part:02d}" if part else "")
+
+
+def check_money(ruleset: rules.Ruleset, stakes: rules.Stakes) -> None:
+    """A match whose loser could owe more than settings.MAX_LOSS_CENTS (the arithmetic is
+    there), at the worst its rules and stakes allow, refused in words: a RuleError."""
+    most, points, short = rules.most_owed(ruleset, stakes, MAX_HANDS)
+    limit = settings.MAX_LOSS_CENTS
+    if most > limit:
+        raise rules.RuleError(
+            "bad_file",
+            f"At these stakes one loser could owe up to {_whole(most)} in a match (a match "
+            f"of {MAX_HANDS:,} hands under these rules can reach {points:,} points and "
+            f"{short:,} hands fallen short); the most one loser may owe in a match is "
+            f"{_whole(limit)}. Lower the stakes.",
+            _costliest(stakes, points, short),
+        )
+
+
+def _costliest(stakes: rules.Stakes, points: int, short: int) -> str:
+    """The stake whose part of the worst a loser could owe is the largest: where a form
+    shows the refusal."""
+    parts = {
+        "per_game": stakes.per_game,
+        "per_point": stakes.per_point * points,
+        "per_set": stakes.per_set * short,
+    }
+    return max(parts, key=lambda name: parts[name])
+
+
+def check_room(matches: QuerySet[Match]) -> None:
+    """A group that keeps settings.MAX_GROUP_MATCHES matches (`matches`, its own) already
+    takes no more: a RuleError in words."""
+    limit = settings.MAX_GROUP_MATCHES
+    if matches.count() >= limit:
+        raise rules.RuleError(
+            "bad_file",
+            f"A group keeps at most {limit:,} matches, and this one has that many: "
+            "start another group for the next ones.",
+        )
 
 
 @dataclass
@@ -123,7 +206,7 @@ class MatchQuerySet(models.QuerySet["Match"]):
         return list(matches.order_by("-played_at", "-id").values_list("pk", flat=True)[:most])
 
 
-class Match(MatchWrites, models.Model):
+class Match(models.Model):
     group = models.ForeignKey("Group", models.CASCADE, related_name="matches")
     preset = models.CharField(max_length=20, choices=PRESET_CHOICES)
     # Every option's value as chosen, so that a later change of a preset never rewrites it.
@@ -143,7 +226,7 @@ class Match(MatchWrites, models.Model):
     updated = models.DateTimeField(auto_now=True)
     # When the deciding hand was saved: lets lists tell open matches from finished ones
     # without replaying them. This, the two fields below and the `Result` rows are the
-    # engine's verdict, written with the hands in `_write_verdict()` and nowhere else.
+    # engine's verdict, written with the hands in `writes._write_verdict` and nowhere else.
     finished = models.DateTimeField(null=True, blank=True)
     hands_played = models.PositiveSmallIntegerField(default=0)
     next_dealer = models.PositiveSmallIntegerField(default=0, help_text="seat number, from 0")
@@ -261,7 +344,7 @@ class Match(MatchWrites, models.Model):
         return [r.player.name for r in self.results.all() if r.won]
 
     def stored_state(self) -> rules.MatchState:
-        """The match as its stored results hold it, without replaying the hands: `_store()`
+        """The match as its stored results hold it, without replaying the hands: `writes._store`
         writes them with the hands, so they are the engine's fold of them, all but `won_by`
         (which only a finished match's own page tells, from its replay)."""
         if "results" in getattr(self, "_prefetched_objects_cache", {}):
@@ -316,11 +399,11 @@ class Match(MatchWrites, models.Model):
         """The match folded over its hands: (state, results)."""
         return rules.replay(self.start(), self.game_hands() if hands is None else hands)
 
-    # A page reads the match from the engine's verdict stored with its hands (`_store()`),
+    # A page reads the match from the engine's verdict stored with its hands (`writes._store`),
     # never by folding the whole match: the state before a hand (`state_before`), the latest
     # hands of the board (`replay_latest`) and the score race (`score_race`) all start from
     # `_stored_hands` and `_verdict_after`, and fold the hands only where those rows are not
-    # as `_store()` writes them (rows written by hand, seats changed in the admin).
+    # as `writes._store` writes them (rows written by hand, seats changed in the admin).
 
     def _stored_hands(self, first: int, last: int = LAST_NUMBER) -> _Stored:
         """Hands `first` to `last` as stored, in one statement: {number: (hand, its verdict
@@ -333,7 +416,7 @@ class Match(MatchWrites, models.Model):
     def _verdict_after(self, stored: _Stored, first: int) -> rules.MatchState | None:
         """The match after hand `first` (the start, for 0) as the verdict stored with it says,
         `stored` being `_stored_hands` that hold it and the hand after it; None where the rows
-        are not as `_store()` writes them."""
+        are not as `writes._store` writes them."""
         numbers = list(stored)
         if first + 1 not in stored or numbers != list(range(numbers[0], numbers[-1] + 1)):
             return None  # hands undone since the match was read, or a gap in the numbers
@@ -346,7 +429,7 @@ class Match(MatchWrites, models.Model):
         _, (dealer, _, _) = stored[first + 1]  # who dealt the next hand
         scores, sets = _json(scores), _json(sets)
         if (
-            None in (dealer, scores, sets)  # rows written outside `_store()`
+            None in (dealer, scores, sets)  # rows written outside `writes._store`
             or not len(scores) == len(sets) == len(names) > dealer  # seats changed meanwhile
         ):
             return None
@@ -376,7 +459,7 @@ class Match(MatchWrites, models.Model):
         if number == 1:
             return self.start(), hand
         before = self._verdict_after(stored, first)
-        if before is None:  # no hand number − 1, or rows not as `_store()` writes them
+        if before is None:  # no hand number − 1, or rows not as `writes._store` writes them
             hands = self.game_hands()
             if number > len(hands) + 1:
                 return None
@@ -399,7 +482,7 @@ class Match(MatchWrites, models.Model):
 
     def score_race(self) -> tuple[rules.MatchState, list[tuple[int, list[int]]]]:
         """The match as it stands, and every seat's score after each hand, in seat order: as
-        `_store()` stored them with the hands, in one statement (only the last hand is played
+        `writes._store` stored them with the hands, in one statement (only the last hand is played
         again, for who won)."""
         stored = self._stored_hands(1)
         last = len(stored)  # numbered 1 to `last`, unless `_verdict_after` finds a gap

@@ -4,26 +4,25 @@ from __future__ import annotations
 
 import hashlib
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta
 from typing import TYPE_CHECKING, Any
 
 from django.core.exceptions import ValidationError
 from django.db import models, transaction
-from django.db.models import Exists, Max, Min, OuterRef, QuerySet, Sum
+from django.db.models import Max, Min, QuerySet, Sum
 from django.urls import reverse
 from django.utils import timezone
 
 from games import rules, words
 from games.models.groups import Group, groups_turn
-from games.models.ledger import Payment
+from games.models.ledger import Payment, PaymentQuerySet
+from games.models.results import ResultSum
 from games.models.sums import NightNets, NightSum, night_nets, settled_nights
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import AnonymousUser, User
-
-    from games.models.ledger import PaymentQuerySet
 
 # A match begun within this long of another one of the same group is settled with it.
 NIGHT_GAP = timedelta(hours=6)
@@ -84,15 +83,14 @@ class Night(models.Model):
         too: a night with a match that day and none before it. One query, which asks only of
         the nights of that day, however many nights the group has (a restore of old undated
         files makes as many nights as files, all in one day)."""
-        from games.models.matches import Match
-
         day = timezone.localtime(first).date()
         start = timezone.make_aware(datetime.combine(day, time.min))
         end = timezone.make_aware(datetime.combine(day + timedelta(days=1), time.min))
-        that_day = Match.objects.filter(group=self.group_id, played_at__gte=start)
+        matches = Group(pk=self.group_id).matches
+        that_day = matches.filter(played_at__gte=start)
         that_day = that_day.filter(played_at__lt=end).exclude(night=self.pk)
-        earlier = Match.objects.filter(night=OuterRef("pk"), played_at__lt=start)
-        others = Night.objects.filter(pk__in=that_day.values("night")).exclude(Exists(earlier))
+        others = Night.objects.filter(pk__in=that_day.values("night"))
+        others = others.exclude(matches__played_at__lt=start)
         return others.exists()
 
     def started(self) -> date | None:
@@ -117,13 +115,11 @@ class Night(models.Model):
     def shared_days(group_id: int, firsts: Sequence[datetime]) -> set[date]:
         """Of the local days these nights began on, those on which another night of the group
         began too (one query, over the days around them)."""
-        from games.models.matches import Match
-
         if not firsts:
             return set()
         low, high = min(firsts) - timedelta(days=1), max(firsts) + timedelta(days=1)
         # A night begun in that span has a match in it: only those nights are summed.
-        near = Match.objects.filter(group=group_id, played_at__range=(low, high))
+        near = Group(pk=group_id).matches.filter(played_at__range=(low, high))
         starts = (
             Night.objects.filter(pk__in=near.values("night_id"))
             .annotate(first=Min("matches__played_at"))
@@ -136,22 +132,15 @@ class Night(models.Model):
     @classmethod
     def latest(cls, group: Group) -> Night | None:
         """The night of the group's latest match, as soon as one of its matches has finished."""
-        from games.models.matches import Match
-
-        latest = Match.objects.filter(group=group).order_by("-played_at", "-id")
-        finished = Match.objects.filter(night=OuterRef("pk"), finished__isnull=False)
-        nights = cls.objects.filter(pk=latest.values("night_id")[:1]).filter(Exists(finished))
-        return nights.first()
+        latest = group.matches.order_by("-played_at", "-id")
+        nights = cls.objects.filter(pk=latest.values("night_id")[:1])
+        return nights.filter(matches__finished__isnull=False).first()
 
     @classmethod
     def around(cls, group: Group, played_at: datetime) -> Night:
         """The night of a match begun at `played_at`: that of the group's match begun closest
         to it, within NIGHT_GAP, or else a new one."""
-        from games.models.matches import Match
-
-        near = Match.objects.filter(
-            group=group, played_at__range=(played_at - NIGHT_GAP, played_at + NIGHT_GAP)
-        )
+        near = group.matches.filter(played_at__range=(played_at - NIGHT_GAP, played_at + NIGHT_GAP))
         before = near.filter(played_at__lte=played_at).order_by("-played_at")
         after = near.filter(played_at__gt=played_at).order_by("played_at")
         found = [
@@ -247,8 +236,6 @@ class Night(models.Model):
         showing the transfers `fingerprint` (None: from no page); False, and nothing changed,
         if the transfers have changed since. Marking twice changes nothing more.
         ValidationError if it can't be one payment."""
-        from games.models.players import Player
-
         with transaction.atomic():
             groups_turn(self.group_id)  # payments of a group are written in turns
             settle_up = self.settle_up()
@@ -270,7 +257,7 @@ class Night(models.Model):
                 return True
             left = transfer.cents - self.paid_cents().get(key, 0)
             if left > 0:
-                players = Player.objects.filter(group=self.group_id)
+                players = Group(pk=self.group_id).players
                 Payment.store(
                     self.group_id,
                     players.get(name=transfer.payer),
@@ -281,3 +268,32 @@ class Night(models.Model):
                     night=self,
                 )
             return True
+
+
+# --- A group's balances, over all its nights and payments -----------------------------------
+
+
+def balance_nets(
+    rows: Iterable[tuple[str, str, int, datetime]], payments: PaymentQuerySet
+) -> dict[str, dict[str, int]]:
+    """Each currency's balances: every player's net of `rows` (`ResultSumQuerySet.nets()`,
+    their stored sums), plus what they paid of `payments`, minus
+    what they were paid. Players come in the order of the first match they played, then by
+    name; those only in payments after them. The balances of each currency sum to zero."""
+    nets: dict[str, dict[str, int]] = {}
+    for currency, name, net, _ in rows:
+        nets.setdefault(currency, {})[name] = net
+    for sign, side in ((1, "payer"), (-1, "payee")):
+        for currency, name, cents in sorted(payments.by_currency_and_player(side)):
+            mine = nets.setdefault(currency, {})
+            mine[name] = mine.get(name, 0) + sign * cents
+    return dict(sorted(nets.items()))
+
+
+def group_balances(group: Group) -> list[SettleUp]:
+    """Each currency's balances over every night and payment of the group (`balance_nets`, of its
+    players' stored sums), and the payments that settle them: the fewest, as for a night
+    (§11), wherever rules.settle_currencies can search for them."""
+    nets = balance_nets(ResultSum.objects.filter(player__group=group).nets(), group.payments.all())
+    settled = rules.settle_currencies(nets)  # one budget for all of them (§11)
+    return [SettleUp(c, net, *settled[c]) for c, net in nets.items()]

@@ -16,6 +16,7 @@ from games.models.groups import Group, groups_turn
 from games.models.hands import Hand, Play
 from games.models.ledger import Payment
 from games.models.matches import Match, Seat
+from games.models.nights import balance_nets
 from games.models.results import Result
 from games.models.sums import keep_transfers, recount_sums
 
@@ -57,6 +58,12 @@ class Player(models.Model):
         return Totals(
             played=stats["played"], finished=stats["finished"], won=stats["won"], money=summed.money
         )
+
+    def balance(self) -> dict[str, int]:
+        """Their balance in each currency, as `group_balances` has it, read for them alone."""
+        mine = Payment.objects.filter(Q(payer=self) | Q(payee=self))
+        nets = balance_nets(self.result_sums.nets(), mine)
+        return {c: net[self.name] for c, net in nets.items() if self.name in net}
 
     def clean(self) -> None:
         """The admin's check: a name any page shows as typed (rules.plain_text), and one
@@ -113,7 +120,7 @@ class Player(models.Model):
             raise rules.RuleError("bad_table", "Choose another of your players.", "other")
         groups_turn(self.group_id)  # no new match takes `other` in meanwhile
         _still_here(self, other)
-        # Their matches take no hand while they change hands (the write lock of `_store`).
+        # Their matches take no hand while they change hands (the write lock of `writes._store`).
         locked = _matches_turn(Seat.objects.filter(player=other).values("match"))
         both = Match.objects.filter(pk__in=locked, seats__player=self).order_by("played_at").first()
         if both is not None:
@@ -174,7 +181,7 @@ def _still_here(*players: Player) -> None:
 
 def _matches_turn(matches: QuerySet[Seat, Mapping[str, object]]) -> list[int]:
     """Lock these matches' rows until the transaction ends, as a write to their hands does
-    (`Match._locked`), so that a rename or a merge and a save take turns; in the order of
+    (`writes._locked`), so that a rename or a merge and a save take turns; in the order of
     their ids, so that two of them wait for each other rather than deadlock. (On SQLite the
     IMMEDIATE transaction already does this.) Returns their ids."""
     locked = Match.objects.select_for_update().filter(pk__in=matches).order_by("pk")

@@ -96,7 +96,7 @@ class Result(Tallied):
     """One seat's part in the engine's verdict on its match: the score as it stands, and once
     the match is over who won and the money (docs/rules.md §6), with the counts of §12.
 
-    Written by `Match._write_verdict()` in the transaction that writes the hands, and only
+    Written by `writes._write_verdict` in the transaction that writes the hands, and only
     there, so lists, records and statistics read it instead of replaying every match.
     """
 

@@ -1,7 +1,7 @@
 """Every write to a match: it created or imported, a hand added, changed or undone, moved to
-another night, deleted. Each takes the group's turn and the match's lock, checks the version
-its page was drawn from, and writes the engine's verdict with the hands (`MatchWrites`, which
-`Match` takes its writes from)."""
+another night, deleted. Each is a function of the match (`add_hand(match, …)`) that takes the
+group's turn and the match's lock, checks the version its page was drawn from, and writes the
+engine's verdict with the hands."""
 
 from __future__ import annotations
 
@@ -10,36 +10,29 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, NamedTuple
 
-from django.conf import settings
 from django.db import transaction
-from django.db.models import Q, QuerySet
+from django.db.models import Q
 from django.utils import timezone
 
 from games import matchfile, rules
 from games.models.groups import Group, groups_turn
 from games.models.hands import Change, Hand, hand_verdict, verdict, write_hand_verdicts
+from games.models.matches import GONE, MAX_HANDS, Match, check_money, check_room
 from games.models.nights import Night
+from games.models.players import seat_players
 from games.models.results import Result
 from games.models.sums import move_sums, recount_sums, summed_results
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import AnonymousUser, User
 
-    from games.models.matches import Match
-
 # A match folded over its hands: the state after them, and what each hand did.
 Replay = tuple[rules.MatchState, list[rules.HandResult]]
-
-# Far more than any card night; a bound so that no file or tap can store an endless match.
-MAX_HANDS = 1000
-
-# What a write to a match deleted meanwhile says (Match.DoesNotExist's message).
-GONE = "This match was deleted on another phone."
 
 
 @dataclass
 class Earlier:
-    """The save a hand's save repeats (`Match.add_hand`): hand `number` as `change` stored it
+    """The save a hand's save repeats (`add_hand`): hand `number` as `change` stored it
     (who, with its `name`; None where the log has nobody), and what became of it since:
     "stored" (it stands as saved), "changed" (edited since) or "undone"."""
 
@@ -50,7 +43,7 @@ class Earlier:
 
 
 class Saved(NamedTuple):
-    """What `Match.add_hand` did: the match as it is now, its replay, and the earlier save
+    """What `add_hand` did: the match as it is now, its replay, and the earlier save
     of the same hand it found instead of storing it again (None where it stored it)."""
 
     match: Match
@@ -93,391 +86,339 @@ def _check_fits(names: Iterable[str], stakes: rules.Stakes) -> None:
         raise rules.RuleError("bad_file", rules.STAKE_TOO_BIG, "per_game")
 
 
-def _whole(cents: int) -> str:
-    """An amount in words: 1,000,000 or 5,025.50."""
-    whole, part = divmod(cents, 100)
-    return f"{whole:,}" + (f".{part:02d}" if part else "")
+def move_match(match: Match, night: Night | None) -> Night:
+    """Settle the match with another night of its group's, or alone on a new one (None).
+
+    Only the night changes: the hands and their version stay as they are, so no phone at
+    the table is told its page is out of date.
+    """
+    with transaction.atomic():
+        groups_turn(match.group_id)
+        stored = Match.objects.get(pk=match.pk)
+        old = stored.night_id
+        if night is None:
+            night = Night.objects.create(group_id=match.group_id)
+        Match.objects.filter(pk=match.pk).update(night=night)
+        results = summed_results(match.pk)
+        finished = stored.finished is not None
+        move_sums(stored, old, results, finished, night.pk, results)
+        Night.objects.filter(pk=old, matches__isnull=True).delete()
+    match.night = night
+    return night
 
 
-def check_money(ruleset: rules.Ruleset, stakes: rules.Stakes) -> None:
-    """A match whose loser could owe more than settings.MAX_LOSS_CENTS (the arithmetic is
-    there), at the worst its rules and stakes allow, refused in words: a RuleError."""
-    most, points, short = rules.most_owed(ruleset, stakes, MAX_HANDS)
-    limit = settings.MAX_LOSS_CENTS
-    if most > limit:
-        raise rules.RuleError(
-            "bad_file",
-            f"At these stakes one loser could owe up to {_whole(most)} in a match (a match "
-            f"of {MAX_HANDS:,} hands under these rules can reach {points:,} points and "
-            f"{short:,} hands fallen short); the most one loser may owe in a match is "
-            f"{_whole(limit)}. Lower the stakes.",
-            _costliest(stakes, points, short),
-        )
+@transaction.atomic
+def delete_match(match: Match) -> None:
+    """Delete the match whole, and its night if no other match is left on it; its results
+    leave their players' sums. Match.DoesNotExist (`GONE`) if it was deleted already, or
+    its group with it."""
+    try:
+        groups_turn(match.group_id)
+    except Group.DoesNotExist:
+        raise Match.DoesNotExist(GONE) from None
+    stored = Match.objects.filter(pk=match.pk).first()
+    if stored is None:
+        raise Match.DoesNotExist(GONE)
+    results = summed_results(match.pk)
+    match.delete()
+    night = stored.night_id
+    move_sums(stored, night, results, stored.finished is not None, night, [])
+    Night.objects.filter(pk=night, matches__isnull=True).delete()
 
 
-def _costliest(stakes: rules.Stakes, points: int, short: int) -> str:
-    """The stake whose part of the worst a loser could owe is the largest: where a form
-    shows the refusal."""
-    parts = {
-        "per_game": stakes.per_game,
-        "per_point": stakes.per_point * points,
-        "per_set": stakes.per_set * short,
-    }
-    return max(parts, key=lambda name: parts[name])
+def _locked(match: Match) -> tuple[Match, list[rules.Hand]]:
+    """The match row locked until the transaction ends, and its hands as they are now.
+
+    Every write to a match's hands starts here, so writes to one match take turns (on
+    SQLite the IMMEDIATE transaction is the lock) and each sees what the last one stored.
+    It takes the group's turn first (`groups_turn`), as every other write to the group
+    does before it locks a match, so that no two writes wait for each other: a save adds
+    to its players' sums and moves the group's version on. (The lock order: group, then
+    match, then players; see `groups_turn`.)
+
+    Match.DoesNotExist, in words (`GONE`), where the match, or its whole group, was
+    deleted on another phone before its turn came.
+    """
+    try:
+        groups_turn(match.group_id)
+        locked = Match.objects.with_seats().select_for_update().get(pk=match.pk)
+    except (Group.DoesNotExist, Match.DoesNotExist):
+        raise Match.DoesNotExist(GONE) from None
+    return locked, locked.game_hands()
 
 
-def check_room(matches: QuerySet[Match]) -> None:
-    """A group that keeps settings.MAX_GROUP_MATCHES matches (`matches`, its own) already
-    takes no more: a RuleError in words."""
-    limit = settings.MAX_GROUP_MATCHES
-    if matches.count() >= limit:
-        raise rules.RuleError(
-            "bad_file",
-            f"A group keeps at most {limit:,} matches, and this one has that many: "
-            "start another group for the next ones.",
-        )
+@transaction.atomic
+def record_hands(match: Match, hands: list[rules.Hand]) -> rules.MatchState:
+    """Store the match's hands as `hands`, after the engine accepts all of them.
+
+    Raises RuleError (with `.hand`) and stores nothing if any hand breaks a rule.
+    """
+    locked, stored = _locked(match)
+    state, _ = _store_rescored(locked, stored, hands)
+    match.version, match.finished = locked.version, locked.finished
+    match.hands_played, match.next_dealer = locked.hands_played, locked.next_dealer
+    return state
 
 
-class MatchWrites:
-    """The writes of a match (`Match`), each in one transaction under its group's turn."""
+@transaction.atomic
+def add_hand(
+    match: Match,
+    number: int,
+    hand: rules.Hand,
+    version: int | None,
+    by: User | AnonymousUser | None = None,
+    key: str | None = None,
+) -> Saved:
+    """Save hand `number` of `match` from a page drawn at `version`, sent with the phone's
+    `key` for it, if any. The same hand arriving twice (a double tap, a resent request, two
+    phones entering it) is stored once, and so is every hand sent under a key already
+    stored, whatever its version (`Saved.earlier` says which save it repeats); anything
+    else from an out-of-date page raises `Stale`.
+    """
+    locked, stored = _locked(match)
+    earlier = saved_under(locked, key) if key else None  # before the version: a resend
+    if earlier is not None:
+        return Saved(locked, locked.replay(stored), earlier)
+    hand = _seated(hand, match.names, locked.names)
+    if 1 <= number <= len(stored) and stored[number - 1] == hand:
+        change = Change.authors(locked, [number]).get(number)
+        return Saved(locked, locked.replay(stored), Earlier(number, change))
+    if version != locked.version or number != len(stored) + 1:
+        raise Stale(locked, len(stored))
+    replayed = _store(locked, stored, [*stored, hand], {number: key} if key else None)
+    Change.note(locked, by, Change.Kind.SAVED, number, after=hand, key=key)
+    return Saved(locked, replayed)
 
-    def move_to(self: Match, night: Night | None) -> Night:  # type: ignore[misc]  # a mixin of Match alone
-        """Settle the match with another night of its group's, or alone on a new one (None).
 
-        Only the night changes: the hands and their version stay as they are, so no phone at
-        the table is told its page is out of date.
-        """
-        with transaction.atomic():
-            groups_turn(self.group_id)
-            match = type(self).objects.get(pk=self.pk)
-            old = match.night_id
-            if night is None:
-                night = Night.objects.create(group_id=self.group_id)
-            type(self).objects.filter(pk=self.pk).update(night=night)
-            results = summed_results(self.pk)
-            finished = match.finished is not None
-            move_sums(match, old, results, finished, night.pk, results)
-            Night.objects.filter(pk=old, matches__isnull=True).delete()
-        self.night = night
-        return night
+def saved_under(match: Match, key: str) -> Earlier | None:
+    """The save of this match's hand that a phone sent with `key`, and what became of
+    it, or None if no hand was stored under it. The log is read before the hand: a save
+    writes both at once, and an undo only ever takes the hand away."""
+    saved = match.changes.filter(kind=Change.Kind.SAVED, key=key).order_by("-pk").first()
+    if saved is None:
+        return None
+    Change.named(match, [saved])
+    now = "stored"
+    if not match.hands.filter(key=key).exists():
+        now = "undone"
+    elif match.changes.filter(
+        number=saved.number, kind=Change.Kind.EDITED, pk__gt=saved.pk
+    ).exists():
+        now = "changed"
+    return Earlier(saved.number, saved, now, same_key=True)
 
-    @transaction.atomic
-    def remove(self: Match) -> None:  # type: ignore[misc]  # a mixin of Match alone
-        """Delete the match whole, and its night if no other match is left on it; its results
-        leave their players' sums. Match.DoesNotExist (`GONE`) if it was deleted already, or
-        its group with it."""
-        try:
-            groups_turn(self.group_id)
-        except Group.DoesNotExist:
-            raise self.DoesNotExist(GONE) from None
-        stored = type(self).objects.filter(pk=self.pk).first()
-        if stored is None:
-            raise self.DoesNotExist(GONE)
-        results = summed_results(self.pk)
-        self.delete()
-        night = stored.night_id
-        move_sums(stored, night, results, stored.finished is not None, night, [])
-        Night.objects.filter(pk=night, matches__isnull=True).delete()
 
-    def _locked(self: Match) -> tuple[Match, list[rules.Hand]]:  # type: ignore[misc]  # a mixin of Match alone
-        """The match row locked until the transaction ends, and its hands as they are now.
+@transaction.atomic
+def change_hand(
+    match: Match,
+    number: int,
+    hand: rules.Hand,
+    version: int | None,
+    by: User | AnonymousUser | None = None,
+) -> bool:
+    """Replace hand `number` of `match` with `hand`; every later hand is checked and scored
+    again."""
+    locked, stored = _locked(match)
+    hand = _seated(hand, match.names, locked.names)
+    if 1 <= number <= len(stored) and stored[number - 1] == hand:
+        return False
+    if version != locked.version or not 1 <= number <= len(stored):
+        raise Stale(locked, len(stored))
+    _store(locked, stored, [*stored[: number - 1], hand, *stored[number:]])
+    Change.note(locked, by, Change.Kind.EDITED, number, stored[number - 1], hand)
+    return True
 
-        Every write to a match's hands starts here, so writes to one match take turns (on
-        SQLite the IMMEDIATE transaction is the lock) and each sees what the last one stored.
-        It takes the group's turn first (`groups_turn`), as every other write to the group
-        does before it locks a match, so that no two writes wait for each other: a save adds
-        to its players' sums and moves the group's version on. (The lock order: group, then
-        match, then players; see `groups_turn`.)
 
-        Match.DoesNotExist, in words (`GONE`), where the match, or its whole group, was
-        deleted on another phone before its turn came.
-        """
-        try:
-            groups_turn(self.group_id)
-            match = type(self).objects.with_seats().select_for_update().get(pk=self.pk)
-        except (Group.DoesNotExist, self.DoesNotExist):
-            raise self.DoesNotExist(GONE) from None
-        return match, match.game_hands()
+@transaction.atomic
+def undo_hand(
+    match: Match, number: int, version: int | None, by: User | AnonymousUser | None = None
+) -> bool:
+    """Take back the last hand of `match`, `number`; False if it is gone already."""
+    locked, stored = _locked(match)
+    if len(stored) < number:
+        return False
+    if version != locked.version or number != len(stored):
+        raise Stale(locked, len(stored))
+    _store(locked, stored, stored[:-1])
+    Change.note(locked, by, Change.Kind.UNDONE, number, before=stored[-1])
+    return True
 
-    @transaction.atomic
-    def record(self: Match, hands: list[rules.Hand]) -> rules.MatchState:  # type: ignore[misc]  # a mixin of Match alone
-        """Store the match's hands as `hands`, after the engine accepts all of them.
 
-        Raises RuleError (with `.hand`) and stores nothing if any hand breaks a rule.
-        """
-        match, stored = self._locked()
-        state, _ = match._store_rescored(stored, hands)
-        self.version, self.finished = match.version, match.finished
-        self.hands_played, self.next_dealer = match.hands_played, match.next_dealer
-        return state
-
-    @transaction.atomic
-    def add_hand(  # type: ignore[misc]  # a mixin of Match alone
-        self: Match,
-        number: int,
-        hand: rules.Hand,
-        version: int | None,
-        by: User | AnonymousUser | None = None,
-        key: str | None = None,
-    ) -> Saved:
-        """Save hand `number` from a page drawn at `version`, sent with the phone's `key`
-        for it, if any. The same hand arriving twice (a double tap, a resent request, two
-        phones entering it) is stored once, and so is every hand sent under a key already
-        stored, whatever its version (`Saved.earlier` says which save it repeats); anything
-        else from an out-of-date page raises `Stale`.
-        """
-        match, stored = self._locked()
-        earlier = match.saved_under(key) if key else None  # before the version: a resend
-        if earlier is not None:
-            return Saved(match, match.replay(stored), earlier)
-        hand = _seated(hand, self.names, match.names)
-        if 1 <= number <= len(stored) and stored[number - 1] == hand:
-            change = Change.authors(match, [number]).get(number)
-            return Saved(match, match.replay(stored), Earlier(number, change))
-        if version != match.version or number != len(stored) + 1:
-            raise Stale(match, len(stored))
-        replayed = match._store(stored, [*stored, hand], {number: key} if key else None)
-        Change.note(match, by, Change.Kind.SAVED, number, after=hand, key=key)
-        return Saved(match, replayed)
-
-    def saved_under(self: Match, key: str) -> Earlier | None:  # type: ignore[misc]  # a mixin of Match alone
-        """The save of this match's hand that a phone sent with `key`, and what became of
-        it, or None if no hand was stored under it. The log is read before the hand: a save
-        writes both at once, and an undo only ever takes the hand away."""
-        saved = (
-            Change.objects.filter(match=self, kind=Change.Kind.SAVED, key=key)
-            .order_by("-pk")
-            .first()
-        )
-        if saved is None:
-            return None
-        Change.named(self, [saved])
-        now = "stored"
-        if not Hand.objects.filter(match=self, key=key).exists():
-            now = "undone"
-        elif Change.objects.filter(
-            match=self, number=saved.number, kind=Change.Kind.EDITED, pk__gt=saved.pk
-        ).exists():
-            now = "changed"
-        return Earlier(saved.number, saved, now, same_key=True)
-
-    @transaction.atomic
-    def change_hand(  # type: ignore[misc]  # a mixin of Match alone
-        self: Match,
-        number: int,
-        hand: rules.Hand,
-        version: int | None,
-        by: User | AnonymousUser | None = None,
-    ) -> bool:
-        """Replace hand `number` with `hand`; every later hand is checked and scored again."""
-        match, stored = self._locked()
-        hand = _seated(hand, self.names, match.names)
-        if 1 <= number <= len(stored) and stored[number - 1] == hand:
-            return False
-        if version != match.version or not 1 <= number <= len(stored):
-            raise Stale(match, len(stored))
-        match._store(stored, [*stored[: number - 1], hand, *stored[number:]])
-        Change.note(match, by, Change.Kind.EDITED, number, stored[number - 1], hand)
-        return True
-
-    @transaction.atomic
-    def undo_hand(  # type: ignore[misc]  # a mixin of Match alone
-        self: Match, number: int, version: int | None, by: User | AnonymousUser | None = None
-    ) -> bool:
-        """Take back the last hand, `number`; False if it is gone already."""
-        match, stored = self._locked()
-        if len(stored) < number:
-            return False
-        if version != match.version or number != len(stored):
-            raise Stale(match, len(stored))
-        match._store(stored, stored[:-1])
-        Change.note(match, by, Change.Kind.UNDONE, number, before=stored[-1])
-        return True
-
-    def _store(  # type: ignore[misc]  # a mixin of Match alone
-        self: Match,
-        stored: list[rules.Hand],
-        hands: list[rules.Hand],
-        keys: Mapping[int, str | None] | None = None,
-    ) -> Replay:
-        """A write from a phone (a hand saved, changed or undone): write the hand rows that
-        differ between `stored` and `hands` (a new hand with its phone's key, in `keys`), and
-        the engine's verdict on the hands from the first that differs on, with the row
-        locked. Returns the replay of `hands`."""
-        start, state, results = self._replay_to_store(hands)
-        if stored == hands:
-            return state, results
-        changed = self._write_hands(stored, hands, state, results, keys)
-        first = changed[0] if changed else len(hands)  # an undo writes no hand
-        later = Hand.objects.filter(match=self, number__gt=first).exclude(number__in=changed)
-        self._write_verdict(start, state, results, later if first < len(hands) else [])
+def _store(
+    match: Match,
+    stored: list[rules.Hand],
+    hands: list[rules.Hand],
+    keys: Mapping[int, str | None] | None = None,
+) -> Replay:
+    """A write from a phone (a hand saved, changed or undone) to `match`, its row locked:
+    write the hand rows that differ between `stored` and `hands` (a new hand with its
+    phone's key, in `keys`), and the engine's verdict on the hands from the first that
+    differs on. Returns the replay of `hands`."""
+    start, state, results = _replay_to_store(match, hands)
+    if stored == hands:
         return state, results
+    changed = _write_hands(match, stored, hands, state, results, keys)
+    first = changed[0] if changed else len(hands)  # an undo writes no hand
+    later = match.hands.filter(number__gt=first).exclude(number__in=changed)
+    _write_verdict(match, start, state, results, later if first < len(hands) else [])
+    return state, results
 
-    def _store_rescored(  # type: ignore[misc]  # a mixin of Match alone
-        self: Match, stored: list[rules.Hand], hands: list[rules.Hand]
-    ) -> Replay:
-        """`_store`, but the verdict on every hand is written anew, even where the hands are
-        as stored: after the admin changed the rows themselves. Returns the replay."""
-        start, state, results = self._replay_to_store(hands)
-        changed = self._write_hands(stored, hands, state, results) if stored != hands else []
-        others = Hand.objects.filter(match=self).exclude(number__in=changed)
-        self._write_verdict(start, state, results, others, recount=True)
-        return state, results
 
-    def _replay_to_store(  # type: ignore[misc]  # a mixin of Match alone
-        self: Match, hands: list[rules.Hand]
-    ) -> tuple[rules.MatchState, rules.MatchState, list[rules.HandResult]]:
-        """(start, state, results) of `hands`, as long as the match may hold that many."""
-        if len(hands) > MAX_HANDS:
-            raise rules.RuleError(
-                "bad_file", f"A match can hold at most {MAX_HANDS:,} hands.", hand=MAX_HANDS + 1
-            )
-        start = self.start()
-        return (start, *rules.replay(start, hands))
+def _store_rescored(match: Match, stored: list[rules.Hand], hands: list[rules.Hand]) -> Replay:
+    """`_store`, but the verdict on every hand is written anew, even where the hands are
+    as stored: after the admin changed the rows themselves. Returns the replay."""
+    start, state, results = _replay_to_store(match, hands)
+    changed = _write_hands(match, stored, hands, state, results) if stored != hands else []
+    others = match.hands.exclude(number__in=changed)
+    _write_verdict(match, start, state, results, others, recount=True)
+    return state, results
 
-    def _write_hands(  # type: ignore[misc]  # a mixin of Match alone
-        self: Match,
-        stored: list[rules.Hand],
-        hands: list[rules.Hand],
-        state: rules.MatchState,
-        results: list[rules.HandResult],
-        keys: Mapping[int, str | None] | None = None,
-    ) -> list[int]:
-        """Write the hands of `hands` that differ from `stored` (each with its verdict, and
-        its key: as it had, or from `keys`), drop those past the end, and move the version
-        on. Returns the numbers written."""
-        players = {seat.player.name: seat.player for seat in self.seats.all()}
-        changed = [n for n, hand in enumerate(hands, 1) if n > len(stored) or stored[n - 1] != hand]
-        rewritten = Hand.objects.filter(match=self, number__in=changed, key__isnull=False)
-        kept = dict(rewritten.values_list("number", "key"))  # an edited hand keeps its key
-        Hand.objects.filter(match=self).filter(
-            Q(number__in=changed) | Q(number__gt=len(hands))
-        ).delete()
-        rows = [(n, hands[n - 1], hand_verdict(state.players, results[n - 1])) for n in changed]
-        Hand.store_all(self, rows, players, {**kept, **(keys or {})})
-        self.version += 1
-        return changed
 
-    def _write_verdict(  # type: ignore[misc]  # a mixin of Match alone
-        self: Match,
-        start: rules.MatchState,
-        state: rules.MatchState,
-        results: list[rules.HandResult],
-        rows: Iterable[Hand],
-        recount: bool = False,
-    ) -> None:
-        """Write the engine's verdict: on each hand of `rows` (the others have theirs), on
-        the match, and each seat's `Result`; and move the players' sums from the results as
-        they were to the new ones (`move_sums`), or with `recount` (the admin may have
-        changed the match's rules, stakes, seats or night) sum their results anew."""
-        write_hand_verdicts(list(rows), state.players, results)
-        before = summed_results(self.pk)
-        was_finished = self.finished is not None
-        self.finished = (self.finished or timezone.now()) if state.finished else None
-        self.hands_played = state.hands
-        self.next_dealer = state.players.index(state.dealer)
-        self.save(update_fields=["finished", "hands_played", "next_dealer", "version", "updated"])
-        Result.objects.filter(match=self).delete()
-        after = [
-            {"player_id": seat.player_id, **fields}
-            for seat, fields in zip(
-                self.seats.all(), verdict(start, state, results, self.stakes()), strict=True
-            )
-        ]
-        Result.objects.bulk_create(Result(match=self, **row) for row in after)
-        if recount and before:
-            recount_sums({row["player_id"] for row in before + after})
-        else:
-            move_sums(self, self.night_id, before, was_finished, self.night_id, after)
-
-    @classmethod
-    @transaction.atomic
-    def create(  # type: ignore[misc]  # a mixin of Match alone
-        cls: type[Match],
-        group: Group | User,
-        preset: str,
-        ruleset: rules.Ruleset,
-        stakes: rules.Stakes,
-        names: Sequence[str],
-        first_dealer: str,
-        hands: Iterable[rules.Hand] = (),
-        played_at: datetime | None = None,
-        by: User | AnonymousUser | None = None,
-        night_of_its_own: bool = False,
-    ) -> Match:
-        """A new match of `group` (or of an account's own group) from the engine's terms;
-        raises RuleError and stores nothing if bad. `by` is the account that began it. A name
-        saved before in other capitals or spaces is that player, spelled as saved. It joins
-        the night it was begun in, or with `night_of_its_own` makes a night alone."""
-        from games.models.players import seat_players
-
-        group = Group.of(group)
-        rules.new_match(ruleset, names, first_dealer)
-        rules.check_people(names)
-        _check_fits(names, stakes)
-        check_money(ruleset, stakes)
-        groups_turn(group.pk)
-        check_room(cls.objects.filter(group=group))
-        players = seat_players(group, names)
-        spelling = {name: p.name for name, p in zip(names, players, strict=True)}
-        names, first_dealer = [p.name for p in players], spelling[first_dealer]
-        hands = [rules.respell(hand, spelling) for hand in hands]
-        played_at = played_at or timezone.now()
-        match = cls.objects.create(
-            group=group,
-            night=Night.objects.create(group=group)
-            if night_of_its_own
-            else Night.around(group, played_at),
-            preset=preset,
-            options=ruleset.options(),
-            per_game_cents=stakes.per_game,
-            per_point_cents=stakes.per_point,
-            per_set_cents=stakes.per_set,
-            currency=stakes.currency,
-            first_dealer=list(names).index(first_dealer),
-            played_at=played_at,
+def _replay_to_store(
+    match: Match, hands: list[rules.Hand]
+) -> tuple[rules.MatchState, rules.MatchState, list[rules.HandResult]]:
+    """(start, state, results) of `hands`, as long as the match may hold that many."""
+    if len(hands) > MAX_HANDS:
+        raise rules.RuleError(
+            "bad_file", f"A match can hold at most {MAX_HANDS:,} hands.", hand=MAX_HANDS + 1
         )
-        for position, player in enumerate(players):
-            match.seats.create(player=player, position=position)
-        match.record(hands)
-        Change.note(match, by, Change.Kind.STARTED, len(hands))
-        return match
+    start = match.start()
+    return (start, *rules.replay(start, hands))
 
-    @classmethod
-    def from_file(  # type: ignore[misc]  # a mixin of Match alone
-        cls: type[Match],
-        group: Group | User,
-        m: matchfile.Match,
-        by: User | AnonymousUser | None = None,
-    ) -> Match:
-        """The match of a match file. One that doesn't say when it was played (an old file
-        restored) is dated by its import, but settled on a night of its own: a restore of many
-        such files is never one night of all of them, nor joins tonight's."""
-        return cls.create(
-            group,
-            m.preset,
-            m.ruleset,
-            m.stakes,
-            m.players,
-            m.first_dealer,
-            m.hands,
-            m.played_at,
-            by=by,
-            night_of_its_own=m.played_at is None,
+
+def _write_hands(
+    match: Match,
+    stored: list[rules.Hand],
+    hands: list[rules.Hand],
+    state: rules.MatchState,
+    results: list[rules.HandResult],
+    keys: Mapping[int, str | None] | None = None,
+) -> list[int]:
+    """Write the hands of `hands` that differ from `stored` (each with its verdict, and
+    its key: as it had, or from `keys`), drop those past the end, and move the version
+    on. Returns the numbers written."""
+    players = {seat.player.name: seat.player_id for seat in match.seats.all()}
+    changed = [n for n, hand in enumerate(hands, 1) if n > len(stored) or stored[n - 1] != hand]
+    rewritten = match.hands.filter(number__in=changed, key__isnull=False)
+    kept = dict(rewritten.values_list("number", "key"))  # an edited hand keeps its key
+    match.hands.filter(Q(number__in=changed) | Q(number__gt=len(hands))).delete()
+    rows = [(n, hands[n - 1], hand_verdict(state.players, results[n - 1])) for n in changed]
+    Hand.store_all(match, rows, players, {**kept, **(keys or {})})
+    match.version += 1
+    return changed
+
+
+def _write_verdict(
+    match: Match,
+    start: rules.MatchState,
+    state: rules.MatchState,
+    results: list[rules.HandResult],
+    rows: Iterable[Hand],
+    recount: bool = False,
+) -> None:
+    """Write the engine's verdict: on each hand of `rows` (the others have theirs), on
+    the match, and each seat's `Result`; and move the players' sums from the results as
+    they were to the new ones (`move_sums`), or with `recount` (the admin may have
+    changed the match's rules, stakes, seats or night) sum their results anew."""
+    write_hand_verdicts(list(rows), state.players, results)
+    before = summed_results(match.pk)
+    was_finished = match.finished is not None
+    match.finished = (match.finished or timezone.now()) if state.finished else None
+    match.hands_played = state.hands
+    match.next_dealer = state.players.index(state.dealer)
+    match.save(update_fields=["finished", "hands_played", "next_dealer", "version", "updated"])
+    Result.objects.filter(match=match).delete()
+    after = [
+        {"player_id": seat.player_id, **fields}
+        for seat, fields in zip(
+            match.seats.all(), verdict(start, state, results, match.stakes()), strict=True
         )
+    ]
+    Result.objects.bulk_create(Result(match=match, **row) for row in after)
+    if recount and before:
+        recount_sums({row["player_id"] for row in before + after})
+    else:
+        move_sums(match, match.night_id, before, was_finished, match.night_id, after)
 
-    @classmethod
-    @transaction.atomic
-    def import_file(  # type: ignore[misc]  # a mixin of Match alone
-        cls: type[Match],
-        group: Group | User,
-        m: matchfile.Match,
-        by: User | AnonymousUser | None = None,
-    ) -> tuple[Match, bool]:
-        """Store a match file's match unless the group has it already: (match, stored)."""
-        group = Group.of(group)
-        groups_turn(group.pk)
-        same = cls.objects.filter(group=group).same_as(m)
-        if same is not None:
-            return same, False
-        return cls.from_file(group, m, by), True
+
+@transaction.atomic
+def create_match(
+    group: Group | User,
+    preset: str,
+    ruleset: rules.Ruleset,
+    stakes: rules.Stakes,
+    names: Sequence[str],
+    first_dealer: str,
+    hands: Iterable[rules.Hand] = (),
+    played_at: datetime | None = None,
+    by: User | AnonymousUser | None = None,
+    night_of_its_own: bool = False,
+) -> Match:
+    """A new match of `group` (or of an account's own group) from the engine's terms;
+    raises RuleError and stores nothing if bad. `by` is the account that began it. A name
+    saved before in other capitals or spaces is that player, spelled as saved. It joins
+    the night it was begun in, or with `night_of_its_own` makes a night alone."""
+    group = Group.of(group)
+    rules.new_match(ruleset, names, first_dealer)
+    rules.check_people(names)
+    _check_fits(names, stakes)
+    check_money(ruleset, stakes)
+    groups_turn(group.pk)
+    check_room(group.matches.all())
+    players = seat_players(group, names)
+    spelling = {name: p.name for name, p in zip(names, players, strict=True)}
+    names, first_dealer = [p.name for p in players], spelling[first_dealer]
+    hands = [rules.respell(hand, spelling) for hand in hands]
+    played_at = played_at or timezone.now()
+    match = Match.objects.create(
+        group=group,
+        night=Night.objects.create(group=group)
+        if night_of_its_own
+        else Night.around(group, played_at),
+        preset=preset,
+        options=ruleset.options(),
+        per_game_cents=stakes.per_game,
+        per_point_cents=stakes.per_point,
+        per_set_cents=stakes.per_set,
+        currency=stakes.currency,
+        first_dealer=list(names).index(first_dealer),
+        played_at=played_at,
+    )
+    for position, player in enumerate(players):
+        match.seats.create(player=player, position=position)
+    record_hands(match, hands)
+    Change.note(match, by, Change.Kind.STARTED, len(hands))
+    return match
+
+
+def match_from_file(
+    group: Group | User, m: matchfile.Match, by: User | AnonymousUser | None = None
+) -> Match:
+    """The match of a match file. One that doesn't say when it was played (an old file
+    restored) is dated by its import, but settled on a night of its own: a restore of many
+    such files is never one night of all of them, nor joins tonight's."""
+    return create_match(
+        group,
+        m.preset,
+        m.ruleset,
+        m.stakes,
+        m.players,
+        m.first_dealer,
+        m.hands,
+        m.played_at,
+        by=by,
+        night_of_its_own=m.played_at is None,
+    )
+
+
+@transaction.atomic
+def import_match(
+    group: Group | User, m: matchfile.Match, by: User | AnonymousUser | None = None
+) -> tuple[Match, bool]:
+    """Store a match file's match unless the group has it already: (match, stored)."""
+    group = Group.of(group)
+    groups_turn(group.pk)
+    same = group.matches.same_as(m)
+    if same is not None:
+        return same, False
+    return match_from_file(group, m, by), True

@@ -42,10 +42,15 @@ from games.models import (
     Match,
     MatchQuerySet,
     Removal,
+    Replay,
     Role,
     Stale,
+    add_hand,
+    change_hand,
+    delete_match,
+    saved_under,
+    undo_hand,
 )
-from games.models.writes import Replay
 from games.responses import (
     CANT_SAVE,
     refuse,
@@ -536,7 +541,7 @@ def hand_create(request: SignedInRequest, pk: int) -> HttpResponse:
     match = access.get_match(request, pk, Role.SCORER)
     number, version = WriteForm(request.POST).read()
     key = read_key(request.POST)
-    earlier = match.saved_under(key) if key else None
+    earlier = saved_under(match, key) if key else None
     if earlier is not None:  # sent again (its answer lost, an outbox): answered, not stored
         if _other_than_saved(match, earlier, request.POST):
             return _key_used(request, match, earlier)
@@ -548,7 +553,7 @@ def hand_create(request: SignedInRequest, pk: int) -> HttpResponse:
     form = HandForm(state, request.POST)
     if form.is_valid():
         try:
-            saved = match.add_hand(number, form.hand, version, by=request.user, key=key)
+            saved = add_hand(match, number, form.hand, version, by=request.user, key=key)
         except Stale as e:
             mine = (state, form.hand) if number <= e.hands else None
             return _stale_board(request, pk, number - 1, request.POST, mine=mine)
@@ -729,7 +734,7 @@ def hand_edit(request: SignedInRequest, pk: int, number: int) -> HttpResponse:
         return _go(request, match)
     if form.is_valid():
         try:
-            match.change_hand(number, form.hand, version, by=request.user)
+            change_hand(match, number, form.hand, version, by=request.user)
         except Stale:
             return _stale_edit(request, pk, number)
         except Match.DoesNotExist:  # deleted on another phone, alone or with its group
@@ -757,7 +762,7 @@ def hand_undo(request: SignedInRequest, pk: int) -> HttpResponse:
     match = access.get_match(request, pk, Role.SCORER)
     number, version = WriteForm(request.POST).read()
     try:
-        undone = number is not None and match.undo_hand(number, version, by=request.user)
+        undone = number is not None and undo_hand(match, number, version, by=request.user)
     except Stale:
         return _stale_board(request, pk, number, tail=" Nothing was undone.")
     except Match.DoesNotExist:  # deleted on another phone, alone or with its group
@@ -776,7 +781,7 @@ def match_delete(request: SignedInRequest, pk: int) -> HttpResponse:
     match = access.get_match(request, pk, Role.OWNER)
     if request.method == "POST":
         try:
-            match.remove()
+            delete_match(match)
         except Match.DoesNotExist:  # a double tap, or its group deleted meanwhile
             return refuse(request, 404, MATCH_GONE)
         messages.info(request, "The match was deleted.")

@@ -38,6 +38,7 @@ from games.models import (
     ResultSum,
     Role,
     SettleUp,
+    group_balances,
 )
 from games.responses import GROUP_GONE, refuse
 from games.views import payways
@@ -267,7 +268,7 @@ def _balances_page(
 ) -> HttpResponse:
     can_score = access.may(request, group, Role.SCORER)
     version = group.payments.version()  # read first: the page is never newer than this
-    balances = group.balances()
+    balances = group_balances(group)
     players = list(group.players.order_by("name"))
     workings = _workings(group, balances, players)
     # The buttons that pay a transfer, for the one who pays it (the viewer's player).
@@ -409,7 +410,7 @@ def balances_csv(request: SignedInRequest, pk: int) -> HttpResponse:
     group = access.get(request, Group, pk=pk)
     response, out = csv_download(f"buck-euchre-balances-{timezone.localdate():%Y-%m-%d}.csv")
     out.writerow(["currency", "row", "player", "to", "amount", "paid"])
-    for s in group.balances():
+    for s in group_balances(group):
         for name, cents in s.net.items():
             if cents:
                 out.writerow([s.currency, "net", name, "", spreadsheet_amount(cents), ""])
@@ -446,7 +447,7 @@ def me(request: SignedInRequest) -> HttpResponse:
     groups = []
     for m in mine:
         assert m.player is not None  # asked for above
-        balances = Group.balance_of(m.player).items()
+        balances = m.player.balance().items()
         owes = [(currency, cents, _owes_words(cents, currency)) for currency, cents in balances]
         groups.append({"group": m.group, "player": m.player, "balances": owes})
     matches = (

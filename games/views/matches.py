@@ -24,7 +24,17 @@ from django.views.decorators.vary import vary_on_headers
 from games import access, matchfile, payways, regions, rules, words
 from games.access import HtmxRequest, SignedInRequest
 from games.forms import MatchForm
-from games.models import Group, Match, MatchQuerySet, Night, PayWays, Player, Role
+from games.models import (
+    Group,
+    Match,
+    MatchQuerySet,
+    Night,
+    PayWays,
+    Player,
+    Role,
+    create_match,
+    import_match,
+)
 from games.responses import (
     import_limits,
 )
@@ -170,7 +180,7 @@ def match_create(request: SignedInRequest) -> HttpResponse:
             form.data = _move_up(request.POST, request.POST["up"])
         elif "create" in request.POST and form.is_valid():
             try:
-                match = Match.create(
+                match = create_match(
                     group,
                     form.cleaned_data["preset"],
                     form.ruleset,
@@ -279,7 +289,7 @@ def match_rematch(request: SignedInRequest, pk: int) -> HttpResponse:
         return redirect(old)
     state, _ = before
     try:
-        match = Match.create(
+        match = create_match(
             old.group,
             old.preset,
             old.ruleset(),
@@ -377,7 +387,7 @@ def match_import(request: SignedInRequest) -> HttpResponse:
     matches, stored, known = [], 0, []
     for name, m in sorted(files, key=lambda file: file[1].played_at or now):
         try:
-            match, new = Match.import_file(group, m, by=request.user)
+            match, new = import_match(group, m, by=request.user)
         except rules.RuleError as e:
             messages.error(request, f"{name}: Nothing was imported. {e.located()}")
             continue

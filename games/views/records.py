@@ -22,7 +22,17 @@ from django.views.decorators.vary import vary_on_headers
 from games import access, regions, rules, words
 from games.access import SignedInRequest
 from games.charts import line_chart
-from games.models import Group, Match, Night, PayWays, Player, Role, SettleUp, payment_key
+from games.models import (
+    Group,
+    Match,
+    Night,
+    PayWays,
+    Player,
+    Role,
+    SettleUp,
+    move_match,
+    payment_key,
+)
 from games.responses import GROUP_GONE, refuse
 from games.views import payways
 from games.views.common import (
@@ -217,7 +227,7 @@ def match_move(request: SignedInRequest, pk: int) -> HttpResponse:
     if target is not None and target.pk == match.night_id:
         return redirect(target)
     try:
-        night = match.move_to(target)
+        night = move_match(match, target)
     except Group.DoesNotExist:
         return refuse(request, 404, GROUP_GONE)
     when = words.clock(timezone.localtime(match.played_at))

@@ -12,7 +12,7 @@ from django.utils import timezone
 from games import matchfile
 from games.management.commands._group import group_named
 from games.management.commands.replay import read_file
-from games.models import Group, Match
+from games.models import Group, import_match
 from games.rules import RuleError
 
 
@@ -68,7 +68,7 @@ class Command(BaseCommand):
             try:
                 with transaction.atomic():  # an account made for it goes if the file does
                     who = owner or get_user_model().objects.create_user(username)
-                    stored[i] = Match.import_file(who, m)
+                    stored[i] = import_match(who, m)
                 if owner is None:
                     # A fresh database, or a --user not yet here: the matches are kept under
                     # a new account, given a password later with `changepassword NAME`.

@@ -11,7 +11,7 @@ from django.db import transaction
 
 from games import rules
 from games.management.commands._group import group_named
-from games.models import Group, Match, groups_turn, recount_sums
+from games.models import Group, Match, groups_turn, record_hands, recount_sums
 
 
 class Command(BaseCommand):
@@ -32,7 +32,7 @@ class Command(BaseCommand):
             for match in matches.with_seats():
                 try:
                     with transaction.atomic():
-                        match.record(match.game_hands())
+                        record_hands(match, match.game_hands())
                 except rules.RuleError as e:
                     refused += 1
                     self.stderr.write(f"{match} ({match.pk}): hand {e.hand}: {e.message}")
