@@ -36,6 +36,7 @@ def assert_results_are_a_replay(match):
         assert latest_state == state
         assert len(latest) >= min(count, state.hands)
         assert latest == results[len(results) - len(latest) :]
+        assert match.replay_stored(count) == (latest_state, latest)  # what a save starts from
     assert_the_state_before_each_hand_is_a_replay(match)
 
 

@@ -34,11 +34,13 @@ from games.models.hands import (
 from games.models.ledger import PAYMENT_TOO_BIG, FormUsed, Payment, PaymentsChanged
 from games.models.matches import GONE as MATCH_GONE
 from games.models.matches import (
+    HISTORY_SHOWN,
     MAX_HANDS,
     PRESET_CHOICES,
     VERDICT_COLUMNS,
     Match,
     MatchQuerySet,
+    Replay,
     Seat,
     check_money,
     check_room,
@@ -66,7 +68,6 @@ from games.models.seasons import Season, Span, Standing, standings
 from games.models.sums import NightSum, NightTransfers, recount_sums, run_totals, running_money
 from games.models.writes import (
     Earlier,
-    Replay,
     Saved,
     Stale,
     add_hand,
@@ -84,6 +85,7 @@ from games.models.writes import (
 __all__ = [
     "Attempt",
     "Replay",
+    "HISTORY_SHOWN",
     "add_hand",
     "group_balances",
     "change_hand",

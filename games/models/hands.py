@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, TypedDict, cast
 
 from django.conf import settings
 from django.db import models
-from django.db.models import Q
+from django.db.models import OuterRef, Q, Subquery
 from django.urls import reverse
 from django.utils import timezone
 
@@ -238,6 +238,7 @@ class Change(models.Model):
     # A save's key (`Hand.key`), kept here too: a resend after an undo is still known.
     key = models.CharField(max_length=KEY_LENGTH, blank=True, default="")
     _name: str  # who, as `named` finds them
+    player_name: str | None  # the player its account is, as `authors` reads it with it
 
     class Meta:
         ordering = ["-at", "-pk"]
@@ -309,9 +310,18 @@ class Change(models.Model):
     @classmethod
     def authors(cls, match: Match, numbers: list[int]) -> dict[int, Change]:
         """The last save or edit of each of these hands: who wrote the hand as it stands,
-        each with its `name`."""
+        each with its `name` (as `named` has it, read in the same statement: every board
+        asks)."""
         rows = cls.objects.filter(
             match=match, number__in=numbers, kind__in=[cls.Kind.SAVED, cls.Kind.EDITED]
         ).order_by("at", "pk")
         fields = ("number", "kind", "user_id", "by", "at", "key")
-        return {row.number: row for row in cls.named(match, rows.only(*fields))}
+        members = Membership.objects.filter(
+            group_id=match.group_id, user_id=OuterRef("user_id"), player__isnull=False
+        )
+        rows = rows.only(*fields).annotate(player_name=Subquery(members.values("player__name")[:1]))
+        found = {}
+        for row in rows:
+            row._name = row.by if row.player_name is None else row.player_name
+            found[row.number] = row
+        return found

@@ -24,6 +24,12 @@ from games.models.sql import fetch, moment, statement
 
 LAST_NUMBER = 32_767  # as far as hands go: the largest number a hand's column holds
 
+HISTORY_SHOWN = 5  # the latest hands a board lists under the scores; the rest on demand
+
+# A match folded over its hands: the state after them, and what each hand did (of all of them,
+# or of the latest, as `Match.replay_latest` has them).
+Replay = tuple[rules.MatchState, list[rules.HandResult]]
+
 # What a hand's row keeps of the engine's verdict on it (see `hand_verdict`).
 VERDICT_COLUMNS = ("dealer", "scores", "sets")
 
@@ -479,6 +485,22 @@ class Match(models.Model):
         if before is None or len(stored) <= count:  # hands undone since the match was read
             return self.replay()
         return rules.replay(before, [hand for hand, _ in list(stored.values())[1:]])
+
+    def replay_stored(self, count: int) -> Replay | None:
+        """`replay_latest`, strictly: the match as it stands and the results of (at least) its
+        last `count` hands, played again from the verdict stored with the hand before them, in
+        one statement; None where the hands stored are not 1 to `hands_played`, each with its
+        verdict as `writes._store` writes them (then only the whole fold will do)."""
+        if self.hands_played == 0:
+            return self.start(), []
+        first = max(self.hands_played - max(count, 1), 0)  # the hand whose verdict they start from
+        stored = self._stored_hands(first)
+        if list(stored) != list(range(max(first, 1), self.hands_played + 1)):
+            return None  # a hand more, or fewer, than the match says it has
+        before = self._verdict_after(stored, first)
+        if before is None:
+            return None
+        return rules.replay(before, [hand for n, (hand, _) in stored.items() if n > first])
 
     def score_race(self) -> tuple[rules.MatchState, list[tuple[int, list[int]]]]:
         """The match as it stands, and every seat's score after each hand, in seat order: as

@@ -144,6 +144,13 @@ TALLY_FIELDS = (
 )
 # A result's columns that its player's sums add up.
 SUMMED = ("won", "net_cents", *TALLY_FIELDS)
+
+
+def summed(result: Result) -> dict[str, Any]:
+    """What of a result its player's sums add up (`SUMMED`)."""
+    return {name: getattr(result, name) for name in SUMMED}
+
+
 # The columns of `ResultSum` that add up (its money and its first match are kept beside them).
 COUNTED = ("played", "finished", "won", "staked", *TALLY_FIELDS)
 

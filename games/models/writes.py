@@ -5,29 +5,35 @@ engine's verdict with the hands."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import asdict, dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, NamedTuple
 
 from django.db import transaction
-from django.db.models import Q
+from django.db.models import Case, Exists, F, OuterRef, Q, Value, When
 from django.utils import timezone
 
 from games import matchfile, rules
 from games.models.groups import Group, groups_turn
 from games.models.hands import Change, Hand, hand_verdict, verdict, write_hand_verdicts
-from games.models.matches import GONE, MAX_HANDS, Match, check_money, check_room
+from games.models.matches import (
+    GONE,
+    HISTORY_SHOWN,
+    MAX_HANDS,
+    Match,
+    Replay,
+    Seat,
+    check_money,
+    check_room,
+)
 from games.models.nights import Night
 from games.models.players import seat_players
-from games.models.results import Result
-from games.models.sums import move_sums, recount_sums, summed_results
+from games.models.results import TALLY_FIELDS, Result, summed
+from games.models.sums import add_to_sums, move_sums, recount_sums, summed_results
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import AnonymousUser, User
-
-# A match folded over its hands: the state after them, and what each hand did.
-Replay = tuple[rules.MatchState, list[rules.HandResult]]
 
 
 @dataclass
@@ -54,10 +60,11 @@ class Saved(NamedTuple):
 class Stale(Exception):
     """A write from a page drawn before the match's hands last changed (another phone's save)."""
 
-    def __init__(self, match: Match, hands: int) -> None:
+    def __init__(self, match: Match, hands: int, checked: rules.MatchState | None = None) -> None:
         super().__init__(f"match {match.pk} is at version {match.version}")
         self.match = match
         self.hands = hands  # how many hands the match has now
+        self.checked = checked  # the match the hand was checked on, if it was (`add_hand`)
 
 
 def _seated(hand: rules.Hand, was: Sequence[str], now: Sequence[str]) -> rules.Hand:
@@ -126,8 +133,17 @@ def delete_match(match: Match) -> None:
     Night.objects.filter(pk=night, matches__isnull=True).delete()
 
 
-def _locked(match: Match) -> tuple[Match, list[rules.Hand]]:
-    """The match row locked until the transaction ends, and its hands as they are now.
+class _Locked(NamedTuple):
+    """A match as a write reads it under its lock (`_locked`)."""
+
+    match: Match
+    seats: list[Seat]  # in seat order, each with its player
+    resent: bool  # a save of one of its hands was stored under the key asked about
+
+
+def _locked(match: Match, key: str | None = None) -> _Locked:
+    """The match row locked until the transaction ends, read with its seats and their
+    players in one statement, and whether a save was stored under the phone's `key`.
 
     Every write to a match's hands starts here, so writes to one match take turns (on
     SQLite the IMMEDIATE transaction is the lock) and each sees what the last one stored.
@@ -141,10 +157,20 @@ def _locked(match: Match) -> tuple[Match, list[rules.Hand]]:
     """
     try:
         groups_turn(match.group_id)
-        locked = Match.objects.with_seats().select_for_update().get(pk=match.pk)
-    except (Group.DoesNotExist, Match.DoesNotExist):
+    except Group.DoesNotExist:
         raise Match.DoesNotExist(GONE) from None
-    return locked, locked.game_hands()
+    seats = Seat.objects.filter(match=match.pk).select_related("match", "player")
+    if key:
+        saves = Change.objects.filter(match=OuterRef("match_id"), kind=Change.Kind.SAVED, key=key)
+        seats = seats.annotate(resent=Exists(saves))
+    found = list(seats.order_by("position").select_for_update())
+    if not found:
+        raise Match.DoesNotExist(GONE)
+    locked = found[0].match
+    for seat in found:
+        seat.match = locked
+    locked.__dict__["names"] = tuple(seat.player.name for seat in found)  # `Match.names`, read
+    return _Locked(locked, found, bool(key) and getattr(found[0], "resent", False))
 
 
 @transaction.atomic
@@ -153,40 +179,75 @@ def record_hands(match: Match, hands: list[rules.Hand]) -> rules.MatchState:
 
     Raises RuleError (with `.hand`) and stores nothing if any hand breaks a rule.
     """
-    locked, stored = _locked(match)
-    state, _ = _store_rescored(locked, stored, hands)
+    locked, seats, _ = _locked(match)
+    state, _ = _store_rescored(locked, seats, locked.game_hands(), hands)
     match.version, match.finished = locked.version, locked.finished
     match.hands_played, match.next_dealer = locked.hands_played, locked.next_dealer
     return state
 
 
+# What a phone entered, read as a hand of the match as it stands under the lock (the hand
+# form's check, in the view): None where it is not one, and nothing is stored.
+Entry = Callable[[rules.MatchState], rules.Hand | None]
+
+
 @transaction.atomic
 def add_hand(
     match: Match,
-    number: int,
-    hand: rules.Hand,
+    number: int | None,
+    hand: rules.Hand | Entry,
     version: int | None,
     by: User | AnonymousUser | None = None,
     key: str | None = None,
-) -> Saved:
+) -> Saved | None:
     """Save hand `number` of `match` from a page drawn at `version`, sent with the phone's
-    `key` for it, if any. The same hand arriving twice (a double tap, a resent request, two
-    phones entering it) is stored once, and so is every hand sent under a key already
-    stored, whatever its version (`Saved.earlier` says which save it repeats); anything
-    else from an out-of-date page raises `Stale`.
+    `key` for it, if any: `hand`, or what `hand` reads from the phone's entry against the
+    match as it stands (None, and nothing stored, where the entry is not a hand).
+
+    The match is read once, under the lock, and the hand checked and stored there: a new
+    hand from the verdict stored with the hands before it, its row and its players' results
+    and sums moved on by it alone (`_store_next`). The same hand arriving twice (a double
+    tap, a resent request, two phones entering it) is stored once, and so is every hand
+    sent under a key already stored, whatever its version (`Saved.earlier` says which save
+    it repeats); anything else from an out-of-date page raises `Stale`.
     """
-    locked, stored = _locked(match)
-    earlier = saved_under(locked, key) if key else None  # before the version: a resend
-    if earlier is not None:
-        return Saved(locked, locked.replay(stored), earlier)
-    hand = _seated(hand, match.names, locked.names)
-    if 1 <= number <= len(stored) and stored[number - 1] == hand:
+    locked, seats, resent = _locked(match, key)
+    if resent and key:  # before the version: a resend
+        earlier = saved_under(locked, key)
+        return Saved(locked, locked.replay_latest(HISTORY_SHOWN), earlier)
+    if number is None:
+        raise Stale(locked, locked.hands_played)
+    stored: list[rules.Hand] | None = None  # every hand, where the verdicts will not do
+    latest = locked.replay_stored(HISTORY_SHOWN) if number == locked.hands_played + 1 else None
+    if latest is not None:
+        before, theirs, count = latest[0], None, locked.hands_played
+    else:
+        stored = locked.game_hands()
+        count = len(stored)
+        if not 1 <= number <= count + 1:
+            raise Stale(locked, count)  # no such hand to save: undone meanwhile
+        before = rules.replay(locked.start(), stored[: number - 1])[0]
+        theirs = stored[number - 1] if number <= count else None
+    if isinstance(hand, rules.Hand):
+        entry: rules.Hand | None = _seated(hand, match.names, locked.names)
+    else:
+        entry = hand(before)
+    if entry is None:
+        transaction.set_rollback(True)  # the group's turn taken for nothing: no version moves
+        return None
+    if theirs is not None and theirs == entry:
+        assert stored is not None
         change = Change.authors(locked, [number]).get(number)
-        return Saved(locked, locked.replay(stored), Earlier(number, change))
-    if version != locked.version or number != len(stored) + 1:
-        raise Stale(locked, len(stored))
-    replayed = _store(locked, stored, [*stored, hand], {number: key} if key else None)
-    Change.note(locked, by, Change.Kind.SAVED, number, after=hand, key=key)
+        earlier = Earlier(number, change)
+        return Saved(locked, rules.replay(locked.start(), stored), earlier)
+    if version != locked.version or number != count + 1:
+        raise Stale(locked, count, before)
+    keys = {number: key} if key else None
+    replayed = _store_next(locked, seats, latest, entry, keys) if latest else None
+    if replayed is None:
+        stored = locked.game_hands() if stored is None else stored
+        replayed = _store(locked, seats, stored, [*stored, entry], keys)
+    Change.note(locked, by, Change.Kind.SAVED, number, after=entry, key=key)
     return Saved(locked, replayed)
 
 
@@ -218,13 +279,14 @@ def change_hand(
 ) -> bool:
     """Replace hand `number` of `match` with `hand`; every later hand is checked and scored
     again."""
-    locked, stored = _locked(match)
+    locked, seats, _ = _locked(match)
+    stored = locked.game_hands()
     hand = _seated(hand, match.names, locked.names)
     if 1 <= number <= len(stored) and stored[number - 1] == hand:
         return False
     if version != locked.version or not 1 <= number <= len(stored):
         raise Stale(locked, len(stored))
-    _store(locked, stored, [*stored[: number - 1], hand, *stored[number:]])
+    _store(locked, seats, stored, [*stored[: number - 1], hand, *stored[number:]])
     Change.note(locked, by, Change.Kind.EDITED, number, stored[number - 1], hand)
     return True
 
@@ -234,18 +296,76 @@ def undo_hand(
     match: Match, number: int, version: int | None, by: User | AnonymousUser | None = None
 ) -> bool:
     """Take back the last hand of `match`, `number`; False if it is gone already."""
-    locked, stored = _locked(match)
+    locked, seats, _ = _locked(match)
+    stored = locked.game_hands()
     if len(stored) < number:
         return False
     if version != locked.version or number != len(stored):
         raise Stale(locked, len(stored))
-    _store(locked, stored, stored[:-1])
+    _store(locked, seats, stored, stored[:-1])
     Change.note(locked, by, Change.Kind.UNDONE, number, before=stored[-1])
     return True
 
 
+def _store_next(
+    locked: Match,
+    seats: list[Seat],
+    latest: Replay,
+    hand: rules.Hand,
+    keys: Mapping[int, str | None] | None,
+) -> Replay | None:
+    """A new hand at the end of a match that it does not end, from the match as its stored
+    verdict has it and the results of its latest hands (`latest`, `Match.replay_stored`):
+    the hand's row with its verdict, the match's, and its players' results and sums moved
+    on by what the hand alone did (the engine's `tallies` and `moons` add up hand by hand).
+    Returns the replay of the latest hands; None, with nothing written, where the hand ends
+    the match (then its verdict is the whole match's: `_store`)."""
+    before, results = latest
+    number = before.hands + 1
+    if number > MAX_HANDS:
+        raise rules.RuleError(
+            "bad_file", f"A match can hold at most {MAX_HANDS:,} hands.", hand=MAX_HANDS + 1
+        )
+    state, result = rules.play(before, hand)
+    if state.finished:
+        return None
+    players = {seat.player.name: seat.player_id for seat in seats}
+    Hand.store_all(locked, [(number, hand, hand_verdict(state.players, result))], players, keys)
+    locked.version += 1
+    locked.hands_played = state.hands
+    locked.next_dealer = state.players.index(state.dealer)
+    locked.save(update_fields=["hands_played", "next_dealer", "version", "updated"])
+    tallies, moons = rules.tallies(before, [result]), rules.moons(before, [result])
+    parts = {
+        seat.player_id: {
+            **asdict(tallies[name]),
+            "moons_declared": moons[name].declared,
+            "moons_made": moons[name].made,
+        }
+        for seat, name in zip(seats, state.players, strict=True)
+    }
+    by_seat = list(parts.values())
+
+    def per_seat(values: Iterable[int]) -> Case:
+        return Case(*(When(seat=seat, then=Value(value)) for seat, value in enumerate(values)))
+
+    moved = Result.objects.filter(match=locked).update(
+        score=per_seat(state.scores[name] for name in state.players),
+        short=per_seat(state.sets[name] for name in state.players),
+        **{name: F(name) + per_seat(part[name] for part in by_seat) for name in TALLY_FIELDS},
+    )
+    if moved != len(seats):  # results not as the app writes them: the whole verdict anew
+        stored = locked.game_hands()
+        start, full, every = _replay_to_store(locked, stored)
+        _write_verdict(locked, seats, start, full, every, [], recount=True)
+    else:
+        add_to_sums(locked, parts)
+    return state, [*results, result]
+
+
 def _store(
     match: Match,
+    seats: list[Seat],
     stored: list[rules.Hand],
     hands: list[rules.Hand],
     keys: Mapping[int, str | None] | None = None,
@@ -257,20 +377,22 @@ def _store(
     start, state, results = _replay_to_store(match, hands)
     if stored == hands:
         return state, results
-    changed = _write_hands(match, stored, hands, state, results, keys)
+    changed = _write_hands(match, seats, stored, hands, state, results, keys)
     first = changed[0] if changed else len(hands)  # an undo writes no hand
     later = match.hands.filter(number__gt=first).exclude(number__in=changed)
-    _write_verdict(match, start, state, results, later if first < len(hands) else [])
+    _write_verdict(match, seats, start, state, results, later if first < len(hands) else [])
     return state, results
 
 
-def _store_rescored(match: Match, stored: list[rules.Hand], hands: list[rules.Hand]) -> Replay:
+def _store_rescored(
+    match: Match, seats: list[Seat], stored: list[rules.Hand], hands: list[rules.Hand]
+) -> Replay:
     """`_store`, but the verdict on every hand is written anew, even where the hands are
     as stored: after the admin changed the rows themselves. Returns the replay."""
     start, state, results = _replay_to_store(match, hands)
-    changed = _write_hands(match, stored, hands, state, results) if stored != hands else []
+    changed = _write_hands(match, seats, stored, hands, state, results) if stored != hands else []
     others = match.hands.exclude(number__in=changed)
-    _write_verdict(match, start, state, results, others, recount=True)
+    _write_verdict(match, seats, start, state, results, others, recount=True)
     return state, results
 
 
@@ -288,6 +410,7 @@ def _replay_to_store(
 
 def _write_hands(
     match: Match,
+    seats: list[Seat],
     stored: list[rules.Hand],
     hands: list[rules.Hand],
     state: rules.MatchState,
@@ -297,11 +420,13 @@ def _write_hands(
     """Write the hands of `hands` that differ from `stored` (each with its verdict, and
     its key: as it had, or from `keys`), drop those past the end, and move the version
     on. Returns the numbers written."""
-    players = {seat.player.name: seat.player_id for seat in match.seats.all()}
+    players = {seat.player.name: seat.player_id for seat in seats}
     changed = [n for n, hand in enumerate(hands, 1) if n > len(stored) or stored[n - 1] != hand]
-    rewritten = match.hands.filter(number__in=changed, key__isnull=False)
-    kept = dict(rewritten.values_list("number", "key"))  # an edited hand keeps its key
-    match.hands.filter(Q(number__in=changed) | Q(number__gt=len(hands))).delete()
+    kept: dict[int, str | None] = {}  # an edited hand keeps its key
+    if any(n <= len(stored) for n in changed) or len(hands) < len(stored):
+        rewritten = match.hands.filter(number__in=changed, key__isnull=False)
+        kept = dict(rewritten.values_list("number", "key"))
+        match.hands.filter(Q(number__in=changed) | Q(number__gt=len(hands))).delete()
     rows = [(n, hands[n - 1], hand_verdict(state.players, results[n - 1])) for n in changed]
     Hand.store_all(match, rows, players, {**kept, **(keys or {})})
     match.version += 1
@@ -310,6 +435,7 @@ def _write_hands(
 
 def _write_verdict(
     match: Match,
+    seats: list[Seat],
     start: rules.MatchState,
     state: rules.MatchState,
     results: list[rules.HandResult],
@@ -317,24 +443,35 @@ def _write_verdict(
     recount: bool = False,
 ) -> None:
     """Write the engine's verdict: on each hand of `rows` (the others have theirs), on
-    the match, and each seat's `Result`; and move the players' sums from the results as
-    they were to the new ones (`move_sums`), or with `recount` (the admin may have
-    changed the match's rules, stakes, seats or night) sum their results anew."""
+    the match, and each seat's `Result`, updated in place; and move the players' sums from
+    the results as they were to the new ones (`move_sums`), or with `recount` (the admin may
+    have changed the match's rules, stakes, seats or night) sum their results anew."""
     write_hand_verdicts(list(rows), state.players, results)
-    before = summed_results(match.pk)
+    stored = {row.seat: row for row in Result.objects.filter(match=match)}
+    before = [{"player_id": row.player_id, **summed(row)} for row in stored.values()]
     was_finished = match.finished is not None
     match.finished = (match.finished or timezone.now()) if state.finished else None
     match.hands_played = state.hands
     match.next_dealer = state.players.index(state.dealer)
     match.save(update_fields=["finished", "hands_played", "next_dealer", "version", "updated"])
-    Result.objects.filter(match=match).delete()
+    fields = verdict(start, state, results, match.stakes())
+    kept, new = [], []
+    for seat, mine in zip(seats, fields, strict=True):
+        row = stored.get(mine["seat"])
+        if row is not None and row.player_id == seat.player_id:  # as it was: updated in place
+            del stored[mine["seat"]]
+            for name, value in mine.items():
+                setattr(row, name, value)
+            kept.append(row)
+        else:  # a seat the admin changed: its old row goes, a new one comes
+            new.append(Result(match=match, player_id=seat.player_id, **mine))
+    if stored:
+        Result.objects.filter(pk__in=[row.pk for row in stored.values()]).delete()
+    Result.objects.bulk_update(kept, [name for name in fields[0] if name != "seat"])
+    Result.objects.bulk_create(new)
     after = [
-        {"player_id": seat.player_id, **fields}
-        for seat, fields in zip(
-            match.seats.all(), verdict(start, state, results, match.stakes()), strict=True
-        )
+        {"player_id": seat.player_id, **mine} for seat, mine in zip(seats, fields, strict=True)
     ]
-    Result.objects.bulk_create(Result(match=match, **row) for row in after)
     if recount and before:
         recount_sums({row["player_id"] for row in before + after})
     else:

@@ -48,7 +48,6 @@ from games.models import (
     add_hand,
     change_hand,
     delete_match,
-    saved_under,
     undo_hand,
 )
 from games.responses import (
@@ -541,34 +540,56 @@ def hand_create(request: SignedInRequest, pk: int) -> HttpResponse:
     match = access.get_match(request, pk, Role.SCORER)
     number, version = WriteForm(request.POST).read()
     key = read_key(request.POST)
-    earlier = saved_under(match, key) if key else None
-    if earlier is not None:  # sent again (its answer lost, an outbox): answered, not stored
-        if _other_than_saved(match, earlier, request.POST):
-            return _key_used(request, match, earlier)
-        return _saved(request, match, earlier, key)
-    before = None if number is None else match.state_before(number)
-    if number is None or before is None:
-        return _stale_board(request, pk, None, request.POST)
-    state, _ = before
-    form = HandForm(state, request.POST)
-    if form.is_valid():
-        try:
-            saved = add_hand(match, number, form.hand, version, by=request.user, key=key)
-        except Stale as e:
-            mine = (state, form.hand) if number <= e.hands else None
-            return _stale_board(request, pk, number - 1, request.POST, mine=mine)
-        except Match.DoesNotExist:  # deleted on another phone, alone or with its group
-            return refuse(request, 404, MATCH_GONE)
-        except rules.RuleError as e:
-            form.add_error(None, e.message)
-        except OperationalError:  # locked past the time-out, or a full disk: rolled back
-            form.add_error(None, CANT_SAVE)
-            return _cant_save(_board(request, match, form, status=503))
-        else:
-            return _saved(request, saved.match, saved.earlier, key, saved.replayed)
+    entry = _Entry(request.POST)
+    try:
+        saved = add_hand(match, number, entry, version, by=request.user, key=key)
+    except Stale as e:
+        if number is None or e.checked is None or entry.form is None:
+            return _stale_board(request, pk, None, request.POST)
+        mine = (e.checked, entry.form.hand) if number <= e.hands else None
+        return _stale_board(request, pk, number - 1, request.POST, mine=mine)
+    except Match.DoesNotExist:  # deleted on another phone, alone or with its group
+        return refuse(request, 404, MATCH_GONE)
+    except rules.RuleError as e:
+        if entry.form is None:
+            raise
+        entry.form.add_error(None, e.message)
+    except OperationalError:  # locked past the time-out, or a full disk: rolled back
+        form = entry.form or _entry_form(match, number, request.POST)
+        if form is None:
+            return _stale_board(request, pk, None, request.POST)
+        form.add_error(None, CANT_SAVE)
+        return _cant_save(_board(request, match, form, status=503))
+    else:
+        if saved is not None:
+            earlier = saved.earlier
+            if earlier and earlier.same_key and _other_than_saved(match, earlier, request.POST):
+                return _key_used(request, saved.match, earlier)
+            return _saved(request, saved.match, earlier, key, saved.replayed)
+    assert number is not None and entry.form is not None  # the entry was read, and refused
     if version != match.version:
         return _stale_board(request, pk, number - 1, request.POST)
-    return _board(request, match, form)
+    return _board(request, match, entry.form)
+
+
+class _Entry:
+    """The hand a Save sent, read by the hand form on the match as `add_hand` finds it under
+    its lock (`form`, once read)."""
+
+    def __init__(self, data: QueryDict) -> None:
+        self.data = data
+        self.form: HandForm | None = None
+
+    def __call__(self, state: rules.MatchState) -> rules.Hand | None:
+        self.form = HandForm(state, self.data)
+        return self.form.hand if self.form.is_valid() else None
+
+
+def _entry_form(match: Match, number: int | None, data: QueryDict) -> HandForm | None:
+    """The hand form holding what a Save sent, on the match as it stood before hand
+    `number`, where the save never came to read it (None where there is no such hand)."""
+    before = None if number is None else match.state_before(number)
+    return None if before is None else HandForm(before[0], data)
 
 
 def _other_than_saved(match: Match, earlier: Earlier, data: QueryDict) -> bool:
