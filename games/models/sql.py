@@ -124,6 +124,21 @@ LATEST_PAYMENTS = """
     ) received
 """
 
+# A hand that does not end its match moves its seats' results and its players' sums on by what
+# it alone did (`writes._store_next`, `sums.add_to_sums`): every row in one statement, each
+# count set, or moved on, by a CASE of the row's seat (or player) (`moved_on`). The ORM says
+# it as F() + Case(When()) a column: 4 seats' results took 13.7 ms so on SQLite and 11.0 on
+# PostgreSQL, to 0.20 and 0.82 for this statement (in one run, on a busy machine), more than
+# the whole save costs without it.
+#
+# The results of a match (%s): their {{counts}}.
+RESULTS_MOVED_ON = "UPDATE {result} SET {{counts}} WHERE match_id = %s"
+# The sums of a preset and a currency (%s, %s) of some players ({{players}}): their {{counts}}.
+SUMS_MOVED_ON = """
+    UPDATE {resultsum} SET {{counts}}
+    WHERE preset = %s AND currency = %s AND player_id IN ({{players}})
+"""
+
 # The throttles' count of attempts takes turns on PostgreSQL (games/throttles.py): a lock of a
 # whole table, which the ORM has no word for.
 LOCK_ATTEMPTS = "LOCK TABLE {attempt} IN EXCLUSIVE MODE"
@@ -151,9 +166,35 @@ def fetch(sql: str, *params: SQLParam) -> list[tuple[Any, ...]]:
         return rows
 
 
-def execute(sql: str, *params: SQLParam) -> None:
+def execute(sql: str, *params: SQLParam) -> int:
+    """Run `sql`: how many rows it changed."""
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
+        changed: int = cursor.rowcount
+        return changed
+
+
+def moved_on(
+    key: str, rows: dict[int, dict[str, int]], set_to: Sequence[str], moved: Sequence[str]
+) -> tuple[str, list[int]]:
+    """The {counts} of a `*_MOVED_ON` statement, and their parameters: each column of `set_to`
+    set to, and each of `moved` moved on by, its value in `rows` ({the row's `key`, a seat or
+    a player: {column: value}}); a column moved on by nothing is left out."""
+    counts, params = [], []
+    for column in [*set_to, *moved]:
+        values = [(row, mine[column]) for row, mine in rows.items()]
+        if column in moved and not any(value for _, value in values):
+            continue
+        name = connection.ops.quote_name(column)
+        whens = " ".join("WHEN %s THEN %s" for _ in values)
+        rest = (
+            f"{name} + CASE {key} {whens} ELSE 0 END"
+            if column in moved
+            else (f"CASE {key} {whens} ELSE {name} END")
+        )
+        counts.append(f"{name} = {rest}")
+        params += [param for pair in values for param in pair]
+    return ", ".join(counts), params
 
 
 def latest_rows(sql: str, partitions: Sequence[tuple[SQLParam, ...]]) -> list[tuple[Any, ...]]:

@@ -11,7 +11,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from django.db import IntegrityError, models, transaction
-from django.db.models import Case, Count, F, Min, Q, QuerySet, Sum, Value, When, Window
+from django.db.models import Count, F, Min, Q, QuerySet, Sum, Window
 from django.db.models.expressions import RowRange
 from django.db.models.functions import RowNumber
 from django.urls import reverse
@@ -27,7 +27,7 @@ from games.models.results import (
     ResultSum,
     stat_sums,
 )
-from games.models.sql import execute, latest_rows, moment, statement
+from games.models.sql import execute, latest_rows, moment, moved_on, statement
 
 if TYPE_CHECKING:
     from games.models.matches import Match
@@ -397,20 +397,18 @@ def move_sums(
 
 def add_to_sums(match: Match, parts: dict[int, dict[str, int]]) -> None:
     """Add to its players' sums (`ResultSum`) what a hand that does not end `match` added to
-    their results (`parts`: {player: {each of `TALLY_FIELDS`: how much}}), in one statement:
-    what `move_sums` would move, a match in progress counting only its tallies (its money,
-    its win and its night's sums wait for its end). Where a player has no sum of the
-    match's kind (their results were changed behind the app), theirs are summed anew."""
-    mine = ResultSum.objects.filter(player__in=parts, preset=match.preset, currency=match.currency)
-    moved = mine.update(
-        **{
-            name: F(name)
-            + Case(*(When(player_id=p, then=Value(part[name])) for p, part in parts.items()))
-            for name in TALLY_FIELDS
-        }
-    )
-    if moved != len(parts):
-        recount_sums(parts)
+    their results (`parts`: {player: {each of `TALLY_FIELDS`: how much}}), in one statement
+    (`sql.SUMS_MOVED_ON`): what `move_sums` would move, a match in progress counting only
+    its tallies (its money, its win and its night's sums wait for its end). Where a player
+    has no sum of the match's kind (their results were changed behind the app), theirs are
+    summed anew."""
+    counts, params = moved_on("player_id", parts, (), TALLY_FIELDS)
+    if not counts:
+        return  # a hand everybody passed: no count moves
+    players = sorted(parts)
+    sql = statement("SUMS_MOVED_ON").format(counts=counts, players=", ".join(["%s"] * len(players)))
+    if execute(sql, *params, match.preset, match.currency, *players) != len(players):
+        recount_sums(players)
 
 
 def recount_sums(players: Iterable[int]) -> None:

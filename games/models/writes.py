@@ -11,7 +11,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, NamedTuple
 
 from django.db import transaction
-from django.db.models import Case, Exists, F, OuterRef, Q, Value, When
+from django.db.models import Exists, OuterRef, Q
 from django.utils import timezone
 
 from games import matchfile, rules
@@ -30,6 +30,7 @@ from games.models.matches import (
 from games.models.nights import Night
 from games.models.players import seat_players
 from games.models.results import TALLY_FIELDS, Result, summed
+from games.models.sql import execute, moved_on, statement
 from games.models.sums import add_to_sums, move_sums, recount_sums, summed_results
 
 if TYPE_CHECKING:
@@ -336,24 +337,13 @@ def _store_next(
     locked.next_dealer = state.players.index(state.dealer)
     locked.save(update_fields=["hands_played", "next_dealer", "version", "updated"])
     tallies, moons = rules.tallies(before, [result]), rules.moons(before, [result])
-    parts = {
-        seat.player_id: {
-            **asdict(tallies[name]),
-            "moons_declared": moons[name].declared,
-            "moons_made": moons[name].made,
-        }
-        for seat, name in zip(seats, state.players, strict=True)
-    }
-    by_seat = list(parts.values())
-
-    def per_seat(values: Iterable[int]) -> Case:
-        return Case(*(When(seat=seat, then=Value(value)) for seat, value in enumerate(values)))
-
-    moved = Result.objects.filter(match=locked).update(
-        score=per_seat(state.scores[name] for name in state.players),
-        short=per_seat(state.sets[name] for name in state.players),
-        **{name: F(name) + per_seat(part[name] for part in by_seat) for name in TALLY_FIELDS},
-    )
+    parts, by_seat = {}, {}
+    for seat, name in zip(seats, state.players, strict=True):
+        moons_of = {"moons_declared": moons[name].declared, "moons_made": moons[name].made}
+        parts[seat.player_id] = part = {**asdict(tallies[name]), **moons_of}
+        by_seat[seat.position] = {"score": state.scores[name], "short": state.sets[name], **part}
+    counts, params = moved_on("seat", by_seat, ("score", "short"), TALLY_FIELDS)
+    moved = execute(statement("RESULTS_MOVED_ON").format(counts=counts), *params, locked.pk)
     if moved != len(seats):  # results not as the app writes them: the whole verdict anew
         stored = locked.game_hands()
         start, full, every = _replay_to_store(locked, stored)
