@@ -11,7 +11,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, NamedTuple
 
 from django.db import transaction
-from django.db.models import Exists, OuterRef, Q
+from django.db.models import Exists, Q
 from django.utils import timezone
 
 from games import matchfile, rules
@@ -162,7 +162,7 @@ def _locked(match: Match, key: str | None = None) -> _Locked:
         raise Match.DoesNotExist(GONE) from None
     seats = Seat.objects.filter(match=match.pk).select_related("match", "player")
     if key:
-        saves = Change.objects.filter(match=OuterRef("match_id"), kind=Change.Kind.SAVED, key=key)
+        saves = Change.objects.filter(match=match.pk, kind=Change.Kind.SAVED, key=key)
         seats = seats.annotate(resent=Exists(saves))
     found = list(seats.order_by("position").select_for_update())
     if not found:
