@@ -24,6 +24,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from pytest_django.asserts import assertInHTML
 
+import games.views.board
+import games.views.matches
 from games.checks import secret_key_check
 from games.models import Hand, Match, Player, create_match
 from scorekeeper.settings import cache_from_url, local_secret_key
@@ -951,11 +953,14 @@ CANT_SAVE = "The score keeper can't save right now; nothing was lost. Try again 
 CANT_SAVE_HTML = CANT_SAVE.replace("'", "&#x27;")
 
 
-def database_trouble(monkeypatch, model, method, trouble="database is locked"):
+def database_trouble(monkeypatch, where, name, trouble="database is locked"):
+    """`name` of `where` (a model, or the view module that calls a write) fails as a database
+    in trouble does."""
+
     def refuse(*args, **kwargs):
         raise OperationalError(trouble)
 
-    monkeypatch.setattr(model, method, refuse)
+    monkeypatch.setattr(where, name, refuse)
 
 
 @pytest.mark.django_db
@@ -964,7 +969,7 @@ def test_a_hand_the_database_cannot_take_is_answered_503_with_the_entry_kept(
     client_in, user, monkeypatch, trouble
 ):
     match = make_match(user)
-    database_trouble(monkeypatch, Match, "add_hand", trouble)
+    database_trouble(monkeypatch, games.views.board, "add_hand", trouble)
     entry = {**GOOD_HAND, "number": "1", "version": str(match.version)}
     plain = client_in.post(url("hand_create", match.pk), entry)
     html = plain.content.decode()
@@ -984,7 +989,7 @@ def test_an_edit_the_database_cannot_take_is_answered_503_with_the_change_kept(
     client_in, user, monkeypatch
 ):
     match = make_match(user, hands=[CLUB])
-    database_trouble(monkeypatch, Match, "change_hand")
+    database_trouble(monkeypatch, games.views.board, "change_hand")
     change = {**GOOD_HAND, "number": "1", "t0": "1", "t1": "2", "version": str(match.version)}
     response = client_in.post(url("hand_edit", match.pk, 1), change)
     html = response.content.decode()
@@ -995,7 +1000,7 @@ def test_an_edit_the_database_cannot_take_is_answered_503_with_the_change_kept(
 
 @pytest.mark.django_db
 def test_any_write_the_database_cannot_take_is_answered_503_in_words(client_in, monkeypatch):
-    database_trouble(monkeypatch, Match, "create", "database or disk is full")
+    database_trouble(monkeypatch, games.views.matches, "create_match", "database or disk is full")
     response = client_in.post(url("match_create"), NEW_MATCH)
     assert response.status_code == 503 and CANT_SAVE_HTML in response.content.decode()
     assert "default-src" in response["Content-Security-Policy"]  # a page like any other
