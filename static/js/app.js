@@ -346,3 +346,11 @@ document.addEventListener(
   },
   true,
 );
+
+// A section tapped open before htmx was ready (a quick tap while the page loads: the score
+// race under a board) is drawn all the same, as if tapped once htmx listens.
+globalThis.htmx?.onLoad((content) => {
+  content.querySelectorAll?.("details[open]").forEach((details) => {
+    if (details.querySelector("[hx-trigger*='from:closest details']")) details.dispatchEvent(new Event("toggle"));
+  });
+});
