@@ -197,6 +197,10 @@ def _phones_put_away(request):
         yield
         return
     browser = request.getfixturevalue("browser")
+    if "live_server" in request.fixturenames:
+        # Set up before these phones, so torn down (its database emptied) after they are put
+        # away: no page of theirs asks or sends meanwhile.
+        request.getfixturevalue("live_server")
     request.getfixturevalue("settings").POLL_SECONDS = 0.5
     yield
     for context in browser.contexts:

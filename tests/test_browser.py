@@ -817,7 +817,7 @@ def test_the_screen_stays_awake_during_a_match_and_nothing_breaks_without_the_ap
     phone.goto(page.url)
     phone.get_by_role("button", name="Rematch").click()
     enter_hand(phone, "clubs", tricks={"Ann": 2, "Bob": 1, "Cat": 1})
-    expect(phone.locator(".hand-row")).to_have_count(1)
+    expect(phone.locator(".hands .hand-row")).to_have_count(1)  # saved, not only kept
     assert errors == []
     bare.close()
 
