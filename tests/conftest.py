@@ -204,6 +204,11 @@ def _phones_put_away(request):
     request.getfixturevalue("settings").POLL_SECONDS = 0.5
     yield
     for context in browser.contexts:
+        for page in context.pages:
+            with suppress(Exception):  # a hand on its way lands before its database is emptied
+                page.wait_for_function(
+                    "() => !document.documentElement.hasAttribute('data-sending')", timeout=10_000
+                )
         context.close()
 
 

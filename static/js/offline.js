@@ -512,6 +512,7 @@
     let record = outbox.get(match);
     if (!record?.hands.length || record.stopped || editing !== null) return;
     sending = true;
+    document.documentElement.toggleAttribute("data-sending", true); // a hand on its way
     line = "sending";
     draw();
     let board = null; // the server's board after the last hand it stored
@@ -577,6 +578,7 @@
       retry();
     } finally {
       sending = false;
+      document.documentElement.removeAttribute("data-sending");
     }
     away ||= waited();
     if (!record.hands.length) {
