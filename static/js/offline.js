@@ -54,9 +54,7 @@
     return ruleset.count_up ? -n : n;
   }
 
-  function format(text, values) {
-    return text.replace(/\{(\w+)\}/g, (_, key) => String(values[key]));
-  }
+  const format = R.fill; // a sentence of words.py with its {names} put in
 
   // --- 1. A tap answered on the phone ----------------------------------------------------------
   // The rows of tricks filled in here (seat -> count): they follow the others until tapped.
@@ -283,7 +281,7 @@
   // ready for the next hand; the hands kept are then sent, in order, one at a time. Only the
   // server's word that it stored a hand (its key echoed, X-Hand-Key) lets that hand go:
   // anything else keeps it and says why. One state, here:
-  const box_ = globalThis.BuckOutbox;
+  const keptOnPhone = globalThis.BuckOutbox;
   const TIMEOUT = 8000; // a send that has no answer by then is tried again later
   const NO_PROXY = [502, 503, 504]; // a proxy's answer: the score keeper was not reached
   const outbox = new Map(); // match -> its record as last read or written: {version, base, hands, stopped}
@@ -298,12 +296,12 @@
   let said = ""; // the server's words for the last answer that did not store a hand
 
   async function load(match) {
-    const record = await box_.load(match);
+    const record = await keptOnPhone.load(match);
     outbox.set(match, record);
     return record;
   }
   async function store(match, record) {
-    await box_.store(match, record); // first on the phone; only then in what the page shows
+    await keptOnPhone.store(match, record); // first on the phone; only then in what the page shows
     outbox.set(match, record?.hands.length ? record : null);
   }
 

@@ -479,9 +479,13 @@
 
   // words.py: hand_in_words, a hand in a few words ("♥ turned · Bob ordered up · Cat out"),
   // from its pieces (words.HAND_WORDS) and the suits' symbols, as `words` gives them.
+  // A sentence of words.py with its {names} put in, as str.format puts them.
+  function fill(text, values) {
+    return text.replace(/\{(\w+)\}/g, (_, key) => String(values[key]));
+  }
+
   function inWords(result, words) {
     const w = words.hand;
-    const fill = (text, values) => text.replace(/\{(\w+)\}/g, (_, key) => String(values[key]));
     const h = result.hand;
     const sh = result.shape;
     const turned = fill(w.turned, { suit: words.symbols[h.upcard] });
@@ -525,5 +529,6 @@
     owes: owes,
     settle: settle,
     inWords: inWords,
+    fill: fill,
   });
 })();
