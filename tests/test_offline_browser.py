@@ -229,3 +229,32 @@ def test_on_a_small_phone_both_choices_of_a_conflict_are_in_reach(page: Page, li
     in_reach(page, page.get_by_role("button", name="Keep theirs"))
     in_reach(page, page.get_by_role("button", name="Mine is the next hand"))
     snap(page, "offline-conflict")
+
+
+@pytest.mark.browser_context_args(service_workers="block")  # page.route sees every request
+def test_a_hand_saved_while_the_one_before_is_on_its_way_is_sent_after_it(page: Page, live_server):
+    """The scorer taps the next hand in and saves it while the last one's answer is still on
+    its way (a slow link, a busy server): both are stored, in order; the answer to the first
+    never writes over the second on the phone (it did, and the second was lost unsaid)."""
+    signed_in(page, live_server.url, "quick")
+    new_match(page, "Standard", ["Ann", "Bob", "Cat", "Dan"], "Dan")
+    match_id = int(re.search(r"/matches/(\d+)/", page.url).group(1))
+    held = []
+
+    def first_waits(route):
+        if held:
+            route.continue_()
+        else:
+            held.append(route)
+
+    page.route(f"**/matches/{match_id}/hands/", first_waits)
+    enter_hand(page, "clubs", tricks={"Ann": 2, "Bob": 1, "Cat": 1})
+    page.wait_for_function("() => document.documentElement.hasAttribute('data-sending')")
+    enter_hand(page, "hearts", maker="Bob", dropped=["Cat"], tricks={"Bob": 3, "Ann": 2})
+    expect(page.locator(".outbox-hands .hand-row")).to_have_count(2)
+    assert len(held) == 1
+    held[0].continue_()  # the first hand's answer arrives, with the second kept meanwhile
+    expect(page.get_by_role("button", name="Undo hand 2")).to_be_visible()
+    expect(page.locator(".outbox-hands .hand-row")).to_have_count(0)
+    assert stored(match_id) == [(1, "clubs", False), (2, "hearts", False)]
+    assert points(page) == {"Ann": 21, "Bob": 21, "Cat": 24, "Dan": 29}

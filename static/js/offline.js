@@ -284,7 +284,9 @@
   const keptOnPhone = globalThis.BuckOutbox;
   const TIMEOUT = 8000; // a send that has no answer by then is tried again later
   const NO_PROXY = [502, 503, 504]; // a proxy's answer: the score keeper was not reached
-  const outbox = new Map(); // match -> its record as last read or written: {version, base, hands, stopped}
+  // match -> its record as last read or changed: {version, base, hands, stopped}; with no hand
+  // left, the version and board the server last sent (kept in the page, not on the phone).
+  const outbox = new Map();
   let editing = null; // the index of the kept hand back in the form, or null
   let sending = false;
   let line = null; // the connection's line: "offline", "sending", "saved", "signin", "problem" or null
@@ -300,9 +302,19 @@
     outbox.set(match, record);
     return record;
   }
-  async function store(match, record) {
-    await keptOnPhone.store(match, record); // first on the phone; only then in what the page shows
-    outbox.set(match, record?.hands.length ? record : null);
+  // Every change to a match's record is made here, one after another, each from the record as
+  // the last one left it: a hand kept while another is on its way is never written over by the
+  // send's own change. `change` is given the record and returns the new one.
+  let changes = Promise.resolve();
+  function update(match, change) {
+    const done = changes.then(async () => {
+      const record = change(outbox.get(match) ?? null);
+      await keptOnPhone.store(match, record); // first on the phone; only then in what the page shows
+      outbox.set(match, record);
+      return record;
+    });
+    changes = done.catch(() => {});
+    return done;
   }
 
   function box() {
@@ -371,13 +383,11 @@
         refuse(form, form.querySelector(".status .hint")?.textContent || words.outbox.incomplete);
         return;
       }
-      const record = outbox.get(match);
-      if (record?.stopped === "conflict") {
+      if (outbox.get(match)?.stopped === "conflict") {
         // "Mine is the next hand", seen in its preview and saved: it takes the place of the
         // kept hand whose number another phone took, and the outbox goes on from the server's
         // board, in order.
-        await store(match, { ...record, hands: [kept, ...record.hands.slice(1)] });
-        await resume(match, outbox.get(match));
+        await resume(match, (record) => [kept, ...record.hands.slice(1)]);
         return;
       }
       await keep(form, match, kept);
@@ -400,15 +410,19 @@
   );
 
   async function keep(form, match, kept) {
-    let record = outbox.get(match);
-    if (record?.hands.length && editing !== null) {
-      record = { ...record, hands: record.hands.map((h, i) => (i === editing ? kept : h)), stopped: null };
-    } else if (record?.hands.length) {
-      record = { ...record, hands: [...record.hands, kept] };
-    } else {
-      record = { version: Number(form.querySelector("[name=version]").value), base: pageData(form).state, hands: [kept] };
-    }
-    await store(match, record); // throws if the phone can keep nothing: the hand stays in the form
+    const at = editing;
+    const drawn = { version: Number(form.querySelector("[name=version]").value), base: pageData(form).state };
+    // (Throws if the phone can keep nothing: the hand stays in the form.)
+    await update(match, (record) => {
+      if (record?.hands.length && at !== null) {
+        return { ...record, hands: record.hands.map((h, i) => (i === at ? kept : h)), stopped: null };
+      }
+      if (record?.hands.length) return { ...record, hands: [...record.hands, kept] };
+      // The first to wait: after the match as the server last sent it, by the page or by the
+      // answer to the hand just sent, whichever is newer.
+      const from = record && record.version > drawn.version ? record : drawn;
+      return { version: from.version, base: from.base, hands: [kept] };
+    });
     editing = null;
     navigator.storage?.persist?.().catch(() => {});
     clearForm(form);
@@ -515,7 +529,8 @@
     draw();
     let board = null; // the server's board after the last hand it stored
     try {
-      while (record.hands.length) {
+      // (The record as it stands before each hand: hands kept meanwhile are sent after it.)
+      for (; record?.hands.length && !record.stopped; record = outbox.get(match)) {
         const kept = record.hands[0];
         const body = new FormData();
         for (const [name, value] of kept.fields) body.append(name, value);
@@ -544,10 +559,10 @@
           // Stored: the hand leaves the phone.
           pause = 1000;
           const version = Number(response.headers.get("X-Match-Version"));
-          record = { ...record, version, base: R.play(record.base, kept.hand).state, hands: record.hands.slice(1) };
-          await store(match, record);
+          const base = R.play(record.base, kept.hand).state;
+          const left = await update(match, (now) => ({ ...now, version, base, hands: now.hands.filter((h) => h.key !== kept.key) }));
           board = html;
-          if (record.hands.length) draw();
+          if (left.hands.length) draw();
           continue;
         }
         const page = new DOMParser().parseFromString(html, "text/html");
@@ -555,13 +570,13 @@
           // Another phone saved this hand's number meanwhile, or the server refuses it in
           // words: its answer is shown, the hand back in the form, the later ones waiting.
           pause = 1000;
-          record = { ...record, stopped: response.status === 409 ? "conflict" : "refused" };
+          const stopped = response.status === 409 ? "conflict" : "refused";
           editing = 0;
           line = null;
           swapBoard(html);
           const data = pageData(handForm());
-          if (data) record = { ...record, base: data.state, version: Number(handForm().querySelector("[name=version]").value) };
-          await store(match, record);
+          const drawn = data ? { base: data.state, version: Number(handForm().querySelector("[name=version]").value) } : {};
+          await update(match, (now) => ({ ...now, stopped, ...drawn }));
           break;
         }
         // Any other answer (a refusal of the request itself, an error): the hand stays, and
@@ -579,7 +594,7 @@
       document.documentElement.removeAttribute("data-sending");
     }
     away ||= waited();
-    if (!record.hands.length) {
+    if (!outbox.get(match)?.hands.length) {
       line = board && away ? "saved" : null;
       away = false;
       delete document.documentElement.dataset.offline; // the server's board again, to keep
@@ -597,20 +612,19 @@
   // side by side. "Keep theirs" throws this phone's away (the tap says so); "Mine is the next
   // hand", once saved from its preview, takes its place. Either way the outbox goes on from
   // the server's board (`rebase`): the hands after it are sent after the stored ones.
-  async function resume(match, record) {
+  async function resume(match, hands) {
     editing = null;
     rebase = true;
-    await store(match, { ...record, stopped: null });
+    await update(match, (record) => ({ ...record, hands: hands(record), stopped: null }));
     htmx.ajax("GET", box()?.dataset.boardUrl ?? location.pathname, { target: "#board", swap: "outerHTML" });
   }
   document.addEventListener(
     "click",
     (event) => {
       const match = matchId();
-      const record = outbox.get(match);
-      if (record?.stopped !== "conflict" || !event.target.closest?.("#conflict .keep-theirs")) return;
+      if (outbox.get(match)?.stopped !== "conflict" || !event.target.closest?.("#conflict .keep-theirs")) return;
       event.preventDefault();
-      resume(match, { ...record, hands: record.hands.slice(1) });
+      resume(match, (record) => record.hands.slice(1));
     },
     true,
   );
@@ -728,10 +742,8 @@
     const item = event.target.closest?.(".outbox-hands .hand-row");
     const match = matchId();
     if (event.target.matches?.(".send-now")) {
-      const record = outbox.get(match);
-      if (record) outbox.set(match, { ...record, stopped: null });
       editing = null;
-      send();
+      update(match, (record) => record && { ...record, stopped: null }).then(send);
       return;
     }
     if (event.target.matches?.(".undo-kept") && match) {
@@ -769,7 +781,7 @@
       editing = null;
       clearForm(form);
     } else if (editing !== null && editing > index) editing -= 1;
-    await store(match, { ...record, hands: record.hands.filter((_, i) => i !== index), stopped: null });
+    await update(match, (now) => ({ ...now, hands: now.hands.filter((h) => h.key !== record.hands[index].key), stopped: null }));
     draw();
     answer(form);
   }
@@ -791,7 +803,7 @@
       if (rebase && kept && fresh) {
         rebase = false;
         const version = Number(fresh.querySelector("[name=version]").value);
-        store(matchId(), { ...kept, base: pageData(fresh).state, version }).then(send);
+        update(matchId(), (now) => ({ ...now, base: pageData(fresh).state, version })).then(send);
       }
       draw();
       const form = handForm();
