@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from games.models.players import Player
 
 
-def groups_turn(group_id: int) -> None:
+def groups_turn(group_id: int | None = None, *, of_match: int | None = None) -> None:
     """Lock the group's row until the transaction ends, so that what a group does to its
     matches, nights, players and payments takes turns: two matches begun at once on two
     phones find each other's night, a night is never deleted under a match joining it, a file
@@ -42,9 +42,13 @@ def groups_turn(group_id: int) -> None:
 
     Every write to what the group's pages show takes this turn, so it also moves the group's
     version on (`Group.version`), in the same transaction: a region of a page drawn for a
-    version (games/regions.py) is never shown once the stored data has changed."""
-    if not Group.objects.filter(pk=group_id).update(version=F("version") + 1):
-        raise Group.DoesNotExist(f"No group {group_id}.")
+    version (games/regions.py) is never shown once the stored data has changed.
+
+    A write that has read nothing of its match yet takes the turn of the match's group by the
+    match's id (`of_match`): a save, which checks who may make it under the lock."""
+    groups = Group.objects.filter(Q(matches=of_match) if of_match else Q(id=group_id))
+    if not groups.update(version=F("version") + 1):
+        raise Group.DoesNotExist(f"No group {group_id or f'of match {of_match}'}.")
 
 
 # --- Groups: who keeps the table ------------------------------------------------------------

@@ -9,13 +9,14 @@ from typing import TYPE_CHECKING, TypedDict, cast
 
 from django.conf import settings
 from django.db import models
-from django.db.models import OuterRef, Q, Subquery
+from django.db.models import Q
 from django.urls import reverse
 from django.utils import timezone
 
 from games import matchfile, rules, words
 from games.models.groups import Membership
 from games.models.matches import VERDICT_COLUMNS, Match
+from games.models.sql import fetch, moment, statement
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import AnonymousUser, User
@@ -238,7 +239,6 @@ class Change(models.Model):
     # A save's key (`Hand.key`), kept here too: a resend after an undo is still known.
     key = models.CharField(max_length=KEY_LENGTH, blank=True, default="")
     _name: str  # who, as `named` finds them
-    player_name: str | None  # the player its account is, as `authors` reads it with it
 
     class Meta:
         ordering = ["-at", "-pk"]
@@ -312,16 +312,14 @@ class Change(models.Model):
         """The last save or edit of each of these hands: who wrote the hand as it stands,
         each with its `name` (as `named` has it, read in the same statement: every board
         asks)."""
-        rows = cls.objects.filter(
-            match=match, number__in=numbers, kind__in=[cls.Kind.SAVED, cls.Kind.EDITED]
-        ).order_by("at", "pk")
-        fields = ("number", "kind", "user_id", "by", "at", "key")
-        members = Membership.objects.filter(
-            group_id=match.group_id, user_id=OuterRef("user_id"), player__isnull=False
-        )
-        rows = rows.only(*fields).annotate(player_name=Subquery(members.values("player__name")[:1]))
+        if not numbers:
+            return {}
+        sql = statement("AUTHORS").format(numbers=", ".join(["%s"] * len(numbers)))
+        fields = ("id", "kind", "number", "user_id", "by", "at", "key")  # in the model's order
         found = {}
-        for row in rows:
-            row._name = row.by if row.player_name is None else row.player_name
+        kinds = (cls.Kind.SAVED, cls.Kind.EDITED)
+        for *values, player_name in fetch(sql, match.group_id, match.pk, *kinds, *numbers):
+            row = cls.from_db(None, fields, [*values[:5], moment(values[5]), values[6]])
+            row._name = row.by if player_name is None else player_name
             found[row.number] = row
         return found

@@ -142,7 +142,7 @@ class _Locked(NamedTuple):
     resent: bool  # a save of one of its hands was stored under the key asked about
 
 
-def _locked(match: Match, key: str | None = None) -> _Locked:
+def _locked(match: Match | int, key: str | None = None) -> _Locked:
     """The match row locked until the transaction ends, read with its seats and their
     players in one statement, and whether a save was stored under the phone's `key`.
 
@@ -156,13 +156,14 @@ def _locked(match: Match, key: str | None = None) -> _Locked:
     Match.DoesNotExist, in words (`GONE`), where the match, or its whole group, was
     deleted on another phone before its turn came.
     """
+    pk = match if isinstance(match, int) else match.pk
     try:
-        groups_turn(match.group_id)
+        groups_turn(of_match=pk)
     except Group.DoesNotExist:
         raise Match.DoesNotExist(GONE) from None
-    seats = Seat.objects.filter(match=match.pk).select_related("match", "player")
+    seats = Seat.objects.filter(match=pk).select_related("match", "player")
     if key:
-        saves = Change.objects.filter(match=match.pk, kind=Change.Kind.SAVED, key=key)
+        saves = Change.objects.filter(match=pk, kind=Change.Kind.SAVED, key=key)
         seats = seats.annotate(resent=Exists(saves))
     found = list(seats.order_by("position").select_for_update())
     if not found:
@@ -194,16 +195,19 @@ Entry = Callable[[rules.MatchState], rules.Hand | None]
 
 @transaction.atomic
 def add_hand(
-    match: Match,
+    match: Match | int,
     number: int | None,
     hand: rules.Hand | Entry,
     version: int | None,
     by: User | AnonymousUser | None = None,
     key: str | None = None,
+    allowed: Callable[[Match], object] | None = None,
 ) -> Saved | None:
-    """Save hand `number` of `match` from a page drawn at `version`, sent with the phone's
-    `key` for it, if any: `hand`, or what `hand` reads from the phone's entry against the
-    match as it stands (None, and nothing stored, where the entry is not a hand).
+    """Save hand `number` of `match` (or of the match of this id) from a page drawn at
+    `version`, sent with the phone's `key` for it, if any: `hand`, or what `hand` reads from
+    the phone's entry against the match as it stands (None, and nothing stored, where the
+    entry is not a hand). `allowed` checks who may save on the match as the lock finds it
+    (raising rolls everything back): a view reads nothing of the match before.
 
     The match is read once, under the lock, and the hand checked and stored there: a new
     hand from the verdict stored with the hands before it, its row and its players' results
@@ -213,6 +217,8 @@ def add_hand(
     it repeats); anything else from an out-of-date page raises `Stale`.
     """
     locked, seats, resent = _locked(match, key)
+    if allowed is not None:
+        allowed(locked)
     if resent and key:  # before the version: a resend
         earlier = saved_under(locked, key)
         return Saved(locked, locked.replay_latest(HISTORY_SHOWN), earlier)
@@ -230,7 +236,8 @@ def add_hand(
         before = rules.replay(locked.start(), stored[: number - 1])[0]
         theirs = stored[number - 1] if number <= count else None
     if isinstance(hand, rules.Hand):
-        entry: rules.Hand | None = _seated(hand, match.names, locked.names)
+        named = locked.names if isinstance(match, int) else match.names  # as the page named them
+        entry: rules.Hand | None = _seated(hand, named, locked.names)
     else:
         entry = hand(before)
     if entry is None:

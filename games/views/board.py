@@ -170,12 +170,13 @@ def gone_in_words(
 @vary_on_headers("HX-Request")
 @gone_in_words
 def hand_create(request: SignedInRequest, pk: int) -> HttpResponse:
-    match = access.get_match(request, pk, Role.SCORER)
+    """A Save of a new hand: who may save is checked on the match as the save's lock finds it,
+    which is all a save reads of it."""
     number, version = WriteForm(request.POST).read()
     key = read_key(request.POST)
     entry = _Entry(request.POST)
     try:
-        saved = add_hand(match, number, entry, version, by=request.user, key=key)
+        saved = add_hand(pk, number, entry, version, request.user, key, _scorer(request))
     except Stale as e:
         if number is None or e.checked is None or entry.form is None:
             return stale_board(request, pk, None, request.POST)
@@ -188,6 +189,7 @@ def hand_create(request: SignedInRequest, pk: int) -> HttpResponse:
             raise
         entry.form.add_error(None, e.message)
     except OperationalError:  # locked past the time-out, or a full disk: rolled back
+        match = access.get_match(request, pk, Role.SCORER)
         form = entry.form or _entry_form(match, number, request.POST)
         if form is None:
             return stale_board(request, pk, None, request.POST)
@@ -195,14 +197,21 @@ def hand_create(request: SignedInRequest, pk: int) -> HttpResponse:
         return _cant_save(board(request, match, form, status=503))
     else:
         if saved is not None:
-            earlier = saved.earlier
+            match, earlier = saved.match, saved.earlier
             if earlier and earlier.same_key and _other_than_saved(match, earlier, request.POST):
-                return _key_used(request, saved.match, earlier)
-            return _saved(request, saved.match, earlier, key, saved.replayed)
+                return _key_used(request, match, earlier)
+            return _saved(request, match, earlier, key, saved.replayed)
     assert number is not None and entry.form is not None  # the entry was read, and refused
+    match = access.get_match(request, pk, Role.SCORER)
     if version != match.version:
         return stale_board(request, pk, number - 1, request.POST)
     return board(request, match, entry.form)
+
+
+def _scorer(request: SignedInRequest) -> Callable[[Match], Match]:
+    """The check that the user may save hands of a match (404 for anyone not in its group,
+    403 in words for a viewer)."""
+    return lambda match: access.checked(request, match, Role.SCORER)
 
 
 class _Entry:
