@@ -84,6 +84,67 @@ def test_a_board_reopened_with_no_connection_keeps_its_first_hand_and_the_next(
     assert stored(match_id) == [(1, "clubs", False), (2, "hearts", False), (3, "spades", False)]
 
 
+@pytest.mark.parametrize(
+    ("preset", "table", "online", "offline"),
+    [
+        (
+            "Dirty Clubs, counted up",
+            ["Ann", "Bob", "Cat", "Dan", "Eve"],
+            {"upcard": "clubs", "tricks": {"Ann": 2, "Bob": 1, "Cat": 1, "Dan": 1}},
+            [
+                {
+                    "upcard": "hearts",
+                    "maker": "Bob",
+                    "bid": 3,
+                    "dropped": ["Cat"],
+                    "tricks": {"Bob": 3, "Ann": 1, "Dan": 1},
+                },
+                {"upcard": "clubs", "tricks": {"Eve": 3, "Ann": 1, "Bob": 1, "Cat": 0}},
+            ],
+        ),
+        (
+            "3 players (widow)",
+            ["Ann", "Bob", "Cat"],
+            {"upcard": "clubs", "tricks": {"Ann": 2, "Bob": 1}},
+            [
+                {"upcard": "hearts", "maker": "Bob", "tricks": {"Bob": 3, "Ann": 1}},
+                {"upcard": "spades", "maker": "Cat", "dropped": ["Ann"], "tricks": {"Cat": 4}},
+            ],
+        ),
+    ],
+)
+def test_a_board_reopened_offline_keeps_its_hands_whatever_the_rules(
+    own_browser, browser_context_args, live_server, preset, table, online, offline
+):
+    """As above, on rules of other shapes: five seats counted up, three with a widow. The
+    phone's rules draw the same scores as the server's once the hands are stored."""
+    page = own_browser.new_context(**browser_context_args).new_page()
+    account("widow")
+    log_in(page, live_server.url, "widow")
+    new_match(page, preset, table, table[-1])
+    enter_hand(page, **online)
+    expect(page.get_by_role("button", name="Undo hand 1")).to_be_visible()
+    board_kept(page, "Undo hand 1")
+    match_id = match_of(page)
+
+    page.context.set_offline(True)
+    page.reload()
+    expect(page.locator("html")).to_have_attribute("data-offline", re.compile(r"\d+"))
+    for n, hand in enumerate(offline, start=1):
+        enter_hand(page, **hand)
+        waiting(page, n)
+    provisional = points(page)
+    assert len(stored(match_id)) == 1
+
+    page.context.set_offline(False)
+    expect(page.get_by_role("button", name=f"Undo hand {1 + len(offline)}")).to_be_visible()
+    expect(page.locator(".outbox-hands .hand-row")).to_have_count(0)
+    assert points(page) == provisional
+    assert [upcard for _, upcard, _ in stored(match_id)] == [
+        hand["upcard"] for hand in [online, *offline]
+    ]
+
+
 def test_a_board_reopened_offline_after_the_browser_restarted_keeps_its_hands(
     browser_type, browser_type_launch_args, browser_context_args, live_server, tmp_path
 ):
