@@ -78,7 +78,7 @@ globalThis.twinTrace = function (text) {
   const board = (state) => Object.fromEntries(state.players.map((p) => [p, R.onBoard(state, p)]));
   const shown = (state) =>
     Object.fromEntries(state.players.map((p) => [p, R.shown(state.ruleset, state.scores[p])]));
-  let state = R.newMatch(m.ruleset, m.players, m.first_dealer);
+  let state = m.state;
   const start = state;
   const hands = m.hands.map((h, i) => {
     const probe = m.probes[i];
@@ -231,9 +231,7 @@ def _js_trace(ctx, match, probes, stakes):
             "twinTrace",
             json.dumps(
                 {
-                    "ruleset": match.ruleset.options(),
-                    "players": list(match.players),
-                    "first_dealer": match.first_dealer,
+                    "state": match.start().data(),  # as the board gives it the phone
                     "hands": [_hand_json(h) for h in match.hands],
                     "probes": probes,
                     "stakes": [asdict(s) for s in stakes],

@@ -230,21 +230,11 @@ def twin_data(match: Match, state: rules.MatchState) -> SafeString:
     """The match as the phone's twin of the rules reads it (rules.js's `state`, `stakes`),
     and every sentence the hand form or the outbox may show, as a data block
     (`<script type="application/json">`, which the page's CSP allows)."""
-    players = list(state.players)
-    most = rules.TRICKS * len(players)
+    most = rules.TRICKS * len(state.players)
     stakes = match.stakes()
     data = {
         "match": match.pk,
-        "state": {
-            "ruleset": state.ruleset.options(),
-            "players": players,
-            "scores": state.scores,
-            "dealer": state.dealer,
-            "hands": state.hands,
-            "sets": state.sets,
-            "winners": list(state.winners),
-            "won_by": state.won_by,
-        },
+        "state": state.data(),
         "stakes": {k: getattr(stakes, k) for k in rules.STAKE_NAMES},
         "words": {
             "must": _must_play_words(state),
