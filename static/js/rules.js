@@ -30,7 +30,8 @@
  *   result   {number, dealer, hand, changes: {name: n}, scores: {name: n}, shape, sweep: name |
  *             null, set: [names], euchred: [names], short: [names], sets: {name: n}, moon:
  *             name | null (who declared it), moon_made: bool}: HandResult.
- *   stakes   {per_game, per_point, per_set} in whole cents: Stakes.
+ *   stakes   {per_game, per_point, per_set} in whole cents: Stakes; the board gives null
+ *             where the match is not played for money.
  *
  * Functions
  *   shape(state, upcard, maker = null, passed = false) -> shape     MatchState.shape
@@ -59,6 +60,9 @@
  *   joinNames(names) -> text             "Ann, Bob and Cat"          rules.join_names
  *   fill(text, values) -> text           its {names} put in          str.format
  *   inWords(result, words) -> text       a hand in a few words       words.hand_in_words
+ *   money(cents, currency) -> text       "$1.70", "−$0.40", "1.70 CHF" words.money
+ *   signedMoney(cents, currency) -> text "+$1.70"                    words.signed_money
+ *       (`currency`: [before, after] the amount, words.money_parts)
  * Cents are exact while every amount stays under 2^53 (Number.MAX_SAFE_INTEGER), some 90
  * trillion dollars; Python's are exact at any size.
  *
@@ -491,6 +495,19 @@
     return fill(w.made, { turned: turned, made: made, moon: moon, out: out });
   }
 
+  // words.py: money, cents as players say them ("$1.70", "−$0.40", "1.70 CHF"), the amount
+  // between what the page gives as `currency` (words.money_parts); and signed_money, money
+  // won or lost ("+$1.70", "−$0.40", "$0.00").
+  function money(cents, currency) {
+    const n = Math.abs(cents);
+    const amount = `${(n - (n % 100)) / 100}.${String(n % 100).padStart(2, "0")}`; // exact below 2^53
+    return `${cents < 0 ? "−" : ""}${currency[0]}${amount}${currency[1]}`;
+  }
+
+  function signedMoney(cents, currency) {
+    return (cents > 0 ? "+" : "") + money(cents, currency);
+  }
+
   globalThis.BuckRules = Object.freeze({
     OPTIONS: OPTIONS,
     DEFAULTS: DEFAULTS,
@@ -515,5 +532,7 @@
     settle: settle,
     inWords: inWords,
     fill: fill,
+    money: money,
+    signedMoney: signedMoney,
   });
 })();
