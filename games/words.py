@@ -55,10 +55,16 @@ def resent(number: int, now: str) -> str:
 def money(cents: int, currency: str = "USD") -> str:
     """Cents as players say them: "$1.70", "−$0.40", or "1.70 CHF" for a label without a
     symbol."""
-    amount = rules.format_money(abs(cents))
+    before, after = money_parts(currency)
     sign = MINUS if cents < 0 else ""
+    return f"{sign}{before}{rules.format_money(abs(cents))}{after}"
+
+
+def money_parts(currency: str) -> tuple[str, str]:
+    """What stands before and after an amount of `currency` (`money`): ("$", ""), or
+    ("", " CHF") for a label without a symbol. The phone puts its amounts between them."""
     symbol = SYMBOLS.get(currency)
-    return f"{sign}{symbol}{amount}" if symbol else f"{sign}{amount} {currency}"
+    return (symbol, "") if symbol else ("", f" {currency}")
 
 
 def if_ended(payments: list[rules.Payment], currency: str) -> str:
@@ -603,4 +609,12 @@ OUTBOX_WORDS = {
     "conflict": (
         "Hand {n} was saved on another phone meanwhile: choose below. The hands after it wait."
     ),
+}
+
+# The money at a match's end, in the board's result and, while hands wait, on the phone
+# (static/js/offline.js, under OUTBOX_WORDS["to_confirm"]): `{amount}` is `money`'s.
+RESULT_WORDS = {
+    "payments": "Who pays whom",
+    "pays": "{payer} pays {payee} {amount}",
+    "nobody_owes": "Nobody owes anything.",
 }

@@ -14,6 +14,7 @@ from .browser import (
     in_reach,
     log_in,
     new_match,
+    no_axe_violations,
     signed_in,
     snap,
     tap,
@@ -90,6 +91,7 @@ def test_five_hands_entered_offline_are_kept_and_stored_once_in_order(
     expect(page.locator(".provisional-result")).to_have_text(
         "Ann wins — to be confirmed when the hands are saved"
     )
+    expect(page.locator(".provisional-result .money")).to_be_hidden()  # not played for money
     expect(page.locator("#hand-form")).to_be_hidden()
     snap(page, "offline-five-hands")
     provisional = points(page)
@@ -111,6 +113,50 @@ def test_five_hands_entered_offline_are_kept_and_stored_once_in_order(
     page.reload()
     assert points(page) == provisional
     expect(page.locator(".outbox-hands .hand-row")).to_have_count(0)
+
+
+def test_a_match_for_money_ended_offline_shows_who_pays_whom_as_the_server_then_does(
+    own_browser, browser_context_args, live_server
+):
+    page = own_browser.new_context(**browser_context_args).new_page()
+    signed_in(page, live_server.url, "stakes")
+    stakes = {"per_game": "1.00", "per_point": "0.25", "per_set": "0.50", "currency": "CHF"}
+    new_match(page, "3 players to 15", ["Ann", "Bob", "Cat"], "Cat", **stakes)
+    match_id = int(re.search(r"/matches/(\d+)/", page.url).group(1))
+    page.wait_for_function("() => navigator.serviceWorker.controller !== null")
+    enter_hand(page, "clubs", tricks={"Cat": 1, "Ann": 2})  # Cat dealt a club: set
+    expect(page.get_by_role("button", name="Undo hand 1")).to_be_visible()
+
+    # Ann orders up and takes all five three times: at −2 she wins, on the phone alone.
+    page.context.set_offline(True)
+    for n in (1, 2, 3):
+        enter_hand(page, "spades", maker="Ann", tricks={"Ann": 5, "Bob": 0})
+        waiting(page, n)
+    phone = page.locator(".provisional-result")
+    expect(phone.locator("h2")).to_have_text("Ann wins — to be confirmed when the hands are saved")
+    # Bob: a game, 28 points and 3 hands without a trick; Cat: a game, 35 points, 4 short.
+    payments = ["Bob pays Ann 9.50 CHF", "Cat pays Ann 11.75 CHF"]
+    nets = ["Ann +21.25 CHF", "Bob −9.50 CHF", "Cat −11.75 CHF"]
+    expect(phone.locator("h3")).to_have_text("Who pays whom")
+    expect(phone.locator(".payouts li")).to_have_text(payments)
+    expect(phone.locator(".net li")).to_have_text(nets)
+    expect(phone.locator(".net .gain")).to_have_text("+21.25 CHF")
+    expect(phone.locator(".net .loss")).to_have_count(2)
+    expect(page.locator(".if-ended")).to_be_hidden()  # the server's, for the hand saved
+    expect(page.locator("#hand-form")).to_be_hidden()
+    no_axe_violations(page)
+    snap(page, "offline-money")
+    assert stored(match_id) == [(1, "clubs", False)]
+
+    # The network is back: the server's result says the same.
+    page.context.set_offline(False)
+    expect(page.locator(".result h2")).to_have_text(re.compile(r"Ann\s+wins"))
+    expect(page.locator(".provisional-result")).to_have_count(0)
+    expect(page.locator(".result h3")).to_have_text("Who pays whom")
+    expect(page.locator(".result .payouts li")).to_have_text(payments)
+    expect(page.locator(".result .net li")).to_have_text(nets)
+    assert len(stored(match_id)) == 4
+    snap(page, "offline-money-saved")
 
 
 @pytest.mark.browser_context_args(service_workers="block")  # page.route sees every request

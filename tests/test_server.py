@@ -333,8 +333,10 @@ def test_static_files_say_what_they_are_and_run_nothing(collected_static, client
 # kept by the service worker after the first visit. 44 KB once every Save went through the
 # outbox, kept apart for each account (issue 40: its storage, 0.7 KB), and the phone said a kept
 # hand and the next question in the engine's words (issues 40 and 41: 0.6 KB); Share and Copy
-# (issue 44) are fetched with their first tap, not with the board.
-BOARD_FIRST_LOAD = 44_000
+# (issue 44) are fetched with their first tap, not with the board. 45 KB once the phone said who
+# pays whom at an end it saw before the server (issue 41: 0.7 KB, its twin of the rules 0.1 KB
+# lighter without newMatch).
+BOARD_FIRST_LOAD = 45_000
 
 
 def _sent(response) -> bytes:
@@ -342,7 +344,7 @@ def _sent(response) -> bytes:
 
 
 @pytest.mark.django_db
-def test_a_boards_first_load_is_at_most_44_kb_as_sent(collected_static, client_in, user):
+def test_a_boards_first_load_is_at_most_45_kb_as_sent(collected_static, client_in, user):
     """A board of 20 hands with its hand form, its styles, htmx and the other scripts, the
     icon and the manifest, compressed as the server sends them to a browser that takes
     Brotli; the app's own CSS and JavaScript minified by collectstatic."""

@@ -4,8 +4,9 @@ Generated matches of every preset, with every value of every option as a house r
 some tables with every option drawn at once), go through both: for each hand the shape (for
 the upcard alone, for a maker, and as played), `needed`, `fill_in`, why each player must
 play, the changes of score, set and euchred, the deal, must-play, the end and the winners;
-at the end what each player owes and the settlement, for random stakes. The JavaScript runs
-in V8 through mini-racer, one call a match.
+at the end what each player owes and the settlement, for random stakes, and each amount as
+the table reads it. Each match starts from the state the board gives the phone
+(`MatchState.data`). The JavaScript runs in V8 through mini-racer, one call a match.
 """
 
 import json
@@ -61,6 +62,8 @@ DOMAINS = {
 SHAPES = ("upcard", "maker", "passed", "played")  # the shapes compared at each hand
 MIXED = 160  # tables with every option drawn at random
 MAX_HANDS = 40
+# The amounts in words: symbols before them, labels after them (words.money_parts).
+CURRENCIES = ("USD", "EUR", "£", "CHF", "quarters")
 # Names a careless JavaScript map gets wrong: an object's own properties, and digits (which
 # an object puts before other keys).
 ODD_TABLE = ("__proto__", "10", "constructor", "2", "hasOwnProperty", "toString")
@@ -78,7 +81,7 @@ globalThis.twinTrace = function (text) {
   const board = (state) => Object.fromEntries(state.players.map((p) => [p, R.onBoard(state, p)]));
   const shown = (state) =>
     Object.fromEntries(state.players.map((p) => [p, R.shown(state.ruleset, state.scores[p])]));
-  let state = R.newMatch(m.ruleset, m.players, m.first_dealer);
+  let state = m.state;
   const start = state;
   const hands = m.hands.map((h, i) => {
     const probe = m.probes[i];
@@ -105,9 +108,16 @@ globalThis.twinTrace = function (text) {
     });
   });
   const owes = (s) => state.players.map((p) => [p, R.owes(s, state.scores[p], state.sets[p])]);
-  const money = m.stakes.map((s) => Object.assign(R.settle(state, s), {
-    owes: Object.fromEntries(owes(s)),
-  }));
+  const said = (net) => Object.keys(net).map((p) => [p, R.signedMoney(net[p], m.currency)]);
+  const money = m.stakes.map((s) => {
+    const { payments, net } = R.settle(state, s);
+    return {
+      payments, net, owes: Object.fromEntries(owes(s)),
+      said: payments.map((p) => R.money(p.cents, m.currency)),
+      net_said: Object.fromEntries(said(net)),
+      owes_said: owes(s).map(([, cents]) => R.money(cents, m.currency)),
+    };
+  });
   return JSON.stringify({
     left_of: start.players.map((p) => R.leftOf(start, p)),
     hands: hands,
@@ -140,7 +150,7 @@ def _view(state, shape, hand):
     }
 
 
-def _python_trace(match, probes, stakes):
+def _python_trace(match, probes, stakes, currency):
     state = match.start()
     start = state
     hands = []
@@ -186,11 +196,15 @@ def _python_trace(match, probes, stakes):
     money = []
     for s in stakes:
         payments, net = rules.settle(state, s)
+        owes = {p: rules.owes(s, state.scores[p], state.sets[p]) for p in state.players}
         money.append(
             {
                 "payments": [asdict(p) for p in payments],
                 "net": net,
-                "owes": {p: rules.owes(s, state.scores[p], state.sets[p]) for p in state.players},
+                "owes": owes,
+                "said": [words.money(p.cents, currency) for p in payments],
+                "net_said": {p: words.signed_money(cents, currency) for p, cents in net.items()},
+                "owes_said": [words.money(cents, currency) for cents in owes.values()],
             }
         )
     return {
@@ -225,19 +239,18 @@ def _words(why):
     return words.format(p=why["p"], turned=why["turned"], score=why["score"], limit=why["limit"])
 
 
-def _js_trace(ctx, match, probes, stakes):
+def _js_trace(ctx, match, probes, stakes, currency):
     trace = json.loads(
         ctx.call(
             "twinTrace",
             json.dumps(
                 {
-                    "ruleset": match.ruleset.options(),
-                    "players": list(match.players),
-                    "first_dealer": match.first_dealer,
+                    "state": match.start().data(),  # as the board gives it the phone
                     "hands": [_hand_json(h) for h in match.hands],
                     "probes": probes,
                     "stakes": [asdict(s) for s in stakes],
                     "words": {"hand": words.HAND_WORDS, "symbols": words.SUIT_SYMBOLS},
+                    "currency": words.money_parts(currency),
                 }
             ),
         )
@@ -300,8 +313,9 @@ def _both_sides(ctx):
             told_in_order = list(shown.items())  # (a JavaScript object puts "2" before "Ann")
             probes.append({"maker": maker, "tricks": shown, "told": told_in_order, "bid": bid})
         stakes = [match.stakes, _random_stakes(rnd), _random_stakes(rnd)]
-        python, end = _python_trace(match, probes, stakes)
-        js = _js_trace(ctx, match, probes, stakes)
+        currency = CURRENCIES[i % len(CURRENCIES)]
+        python, end = _python_trace(match, probes, stakes, currency)
+        js = _js_trace(ctx, match, probes, stakes, currency)
         label = f"match {i} ({preset}, {overrides}, {list(match.players)})"
         out.append((label, match, python, js, end, stakes))
     return out

@@ -65,6 +65,20 @@ class MatchState:
         """A score as the table sees it (§7 `count_up`)."""
         return shown_score(self.ruleset, self.scores[player])
 
+    def data(self) -> dict[str, object]:
+        """The match as plain data (JSON's types), as the phone's twin of the rules reads it:
+        static/js/rules.js's `state`, which the board gives the phone (#twin-data)."""
+        return {
+            "ruleset": self.ruleset.options(),
+            "players": list(self.players),
+            "scores": self.scores,
+            "dealer": self.dealer,
+            "hands": self.hands,
+            "sets": self.sets,
+            "winners": list(self.winners),
+            "won_by": self.won_by,
+        }
+
     def must_play(self) -> tuple[str, ...]:
         """Who may not drop out of the next hand because of their score (§3)."""
         limit = self.ruleset.no_drop_at_or_below

@@ -5,7 +5,7 @@ import html
 from django import template
 from django.conf import settings
 from django.forms import BoundField
-from django.utils.html import json_script
+from django.utils.html import escape, format_html, json_script
 from django.utils.safestring import SafeString, mark_safe
 
 from games import rules, words
@@ -22,6 +22,24 @@ register.filter("signed_money", signed_money)  # "+$1.70", "−$0.40"
 register.filter("gain_or_loss", gain_or_loss)
 register.filter("winners", words.winners)  # "Cat wins", "Ann and Bob share the win"
 register.filter("won_by", words.won_by)  # "took all five tricks", "reached zero"
+
+
+@register.simple_tag
+def result_words() -> dict[str, str]:
+    """The sentences of a match's money at its end (words.RESULT_WORDS), which the phone says
+    alike while hands wait."""
+    return words.RESULT_WORDS
+
+
+@register.filter
+def pays(payment: rules.Payment, currency: str) -> SafeString:
+    """ "<strong>Ann</strong> pays <strong>Bob</strong> <span class="amount">$1.70</span>" """
+    return format_html(
+        escape(words.RESULT_WORDS["pays"]),
+        payer=format_html("<strong>{}</strong>", payment.payer),
+        payee=format_html("<strong>{}</strong>", payment.payee),
+        amount=format_html('<span class="amount">{}</span>', money(payment.cents, currency)),
+    )
 
 
 register.filter("minus", words.number)  # a score with a real minus sign: "7", "−2"
@@ -227,25 +245,16 @@ def _must_play_words(state: rules.MatchState) -> dict[str, list[str]]:
 
 @register.simple_tag
 def twin_data(match: Match, state: rules.MatchState) -> SafeString:
-    """The match as the phone's twin of the rules reads it (rules.js's `state`, `stakes`),
-    and every sentence the hand form or the outbox may show, as a data block
-    (`<script type="application/json">`, which the page's CSP allows)."""
-    players = list(state.players)
-    most = rules.TRICKS * len(players)
+    """The match as the phone's twin of the rules reads it (rules.js's `state`, and its
+    `stakes` where it is played for money, else null), and every sentence the hand form or
+    the outbox may show, as a data block (`<script type="application/json">`, which the
+    page's CSP allows)."""
+    most = rules.TRICKS * len(state.players)
     stakes = match.stakes()
     data = {
         "match": match.pk,
-        "state": {
-            "ruleset": state.ruleset.options(),
-            "players": players,
-            "scores": state.scores,
-            "dealer": state.dealer,
-            "hands": state.hands,
-            "sets": state.sets,
-            "winners": list(state.winners),
-            "won_by": state.won_by,
-        },
-        "stakes": {k: getattr(stakes, k) for k in rules.STAKE_NAMES},
+        "state": state.data(),
+        "stakes": {k: getattr(stakes, k) for k in rules.STAKE_NAMES} if stakes else None,
         "words": {
             "must": _must_play_words(state),
             "left": {n: words.tricks_given(n, rules.TRICKS, True) for n in range(-most, 6)},
@@ -258,6 +267,8 @@ def twin_data(match: Match, state: rules.MatchState) -> SafeString:
             "hand": words.HAND_WORDS,
             "winners": words.WINNERS,
             "outbox": words.OUTBOX_WORDS,
+            "result": words.RESULT_WORDS,
+            "currency": words.money_parts(stakes.currency),  # rules.js money
         },
     }
     return json_script(data, "twin-data")

@@ -721,11 +721,12 @@
       undoKept.textContent = waiting ? format(words.outbox.undo, { n: record.base.hands + n }) : "";
     }
 
-    // The end, as the phone's rules see it; or the next hand's form.
+    // The end, as the phone's rules see it, with who pays whom; or the next hand's form.
     const over = waiting && R.finished(state) && editing === null;
     const result = offline.querySelector(".provisional-result");
     result.hidden = !over;
-    result.firstElementChild.textContent = over ? format(words.outbox.to_confirm, { winners: format(words.winners[state.winners.length === 1 ? "one" : "many"], { names: R.joinNames(state.winners) }) }) : "";
+    result.querySelector("h2").textContent = over ? format(words.outbox.to_confirm, { winners: format(words.winners[state.winners.length === 1 ? "one" : "many"], { names: R.joinNames(state.winners) }) }) : "";
+    drawMoney(result.querySelector(".money"), over ? state : null, data);
     form.hidden = over;
     form.querySelector("[name=number]").value = String(next.hands + 1);
     const save = form.querySelector("button.save");
@@ -735,6 +736,38 @@
     document.querySelectorAll("#board .outbox-hands .hand-row").forEach((item) => {
       item.classList.toggle("editing", Number(item.dataset.index) === editing);
     });
+  }
+
+  // The money at the end (`state`; null before it), as the board's result says it once the
+  // hands are saved: only where the match is played for money (the page's stakes).
+  function drawMoney(money, state, data) {
+    const paying = Boolean(state && data.stakes);
+    const { payments, net } = paying ? R.settle(state, data.stakes) : { payments: [] };
+    const { result: said, currency } = data.words;
+    money.hidden = !paying;
+    money.querySelector("h3").textContent = payments.length ? said.payments : "";
+    money.querySelector(".payouts").replaceChildren(
+      ...payments.map((p) => {
+        // The sentence with its {payer}, {payee} and {amount} put in as the board draws them.
+        const put = { payer: made("strong", p.payer), payee: made("strong", p.payee), amount: made("span", R.money(p.cents, currency), "amount") };
+        return made("li", said.pays.split(/\{(\w+)\}/).map((part, i) => (i % 2 ? put[part] : part)));
+      }),
+    );
+    money.querySelector(".net").replaceChildren(
+      ...(payments.length ? state.players : []).map((player) => {
+        const cents = net[player];
+        return made("li", [`${player} `, made("span", R.signedMoney(cents, currency), cents > 0 ? "gain" : cents < 0 ? "loss" : "")]);
+      }),
+    );
+    money.querySelector(".nobody-owes").textContent = paying && !payments.length ? said.nobody_owes : "";
+  }
+
+  // An element with its text (or the text and elements in it) and its class.
+  function made(tag, content, className = "") {
+    const element = document.createElement(tag);
+    element.className = className;
+    element.append(...[].concat(content));
+    return element;
   }
 
   // Edit and Throw away, one tap each (Throw away asks first).

@@ -12,11 +12,13 @@
  *   ruleset  {starting_score, players: [3, 4, 5, 6], auto_trump, auto_trump_dealer_needs,
  *             bidding, maker_needs, min_bid, all_pass, no_drop_at_or_below, set_penalty,
  *             zero_trick_penalty, sweep_wins, lone_maker_sweeps, ties, cap_at_start, moon,
- *             count_up}: Ruleset.options();
- *             an option left out takes Ruleset's default (BuckRules.DEFAULTS).
+ *             count_up}: Ruleset.options(), every option given. BuckRules.OPTIONS are those
+ *             this twin knows, with Ruleset's defaults (BuckRules.DEFAULTS): the twin test
+ *             holds both equal to games.rules', so that an option added there alone fails it.
  *   state    {ruleset, players: [names in seat order], scores: {name: n}, dealer: name (who
  *             deals next), hands: n played, sets: {name: n fallen short}, winners: [names],
- *             won_by: "moon" | "sweep" | "zero" | null}: MatchState.
+ *             won_by: "moon" | "sweep" | "zero" | null}: MatchState.data(), as the board
+ *             gives it (#twin-data); the phone never starts a match.
  *   hand     {upcard: suit, trump: suit | "none" | null, maker: name | null, bid: n | null,
  *             moon: bool, dropped: [names], tricks: {name: n}, passed: bool}: Hand (missing
  *             fields as there).
@@ -28,14 +30,16 @@
  *   result   {number, dealer, hand, changes: {name: n}, scores: {name: n}, shape, sweep: name |
  *             null, set: [names], euchred: [names], short: [names], sets: {name: n}, moon:
  *             name | null (who declared it), moon_made: bool}: HandResult.
- *   stakes   {per_game, per_point, per_set} in whole cents: Stakes.
+ *   stakes   {per_game, per_point, per_set} in whole cents: Stakes; the board gives null
+ *             where the match is not played for money.
  *
  * Functions
- *   newMatch(ruleset, players, firstDealer) -> state               rules.new_match
  *   shape(state, upcard, maker = null, passed = false) -> shape     MatchState.shape
  *   needed(shape, hand) -> n | null      the tricks the maker needed  HandShape.needed
  *   fillIn(shape, tricks) -> tricks      {name: n | null} with the rows the others fix
  *                                                                    HandShape.fill_in
+ *   nextQuestion(shape, bid, moon, told) -> null | [kind, ...what it is worded with]: the
+ *       first question of the hand not yet answered                  HandShape.next_question
  *   whyMustPlay(state, shape, player) -> null | {code, p, turned, score, limit, up}: the key
  *       of MUST_PLAY_WORDS (LOW_SCORE_UP_WORDS where `up`) and what its sentence is formatted
  *       with, the score and limit as the table sees them             rules.why_must_play
@@ -52,6 +56,13 @@
  *   owes(stakes, score, sets) -> cents   what one loser pays         rules.owes
  *   settle(state, stakes) -> {payments: [{payer, payee, cents}], net: {name: cents}}; both
  *       empty until the match is over or when it is not for money   rules.settle
+ * and, with the words the page gives (the sentences stay words.py's):
+ *   joinNames(names) -> text             "Ann, Bob and Cat"          rules.join_names
+ *   fill(text, values) -> text           its {names} put in          str.format
+ *   inWords(result, words) -> text       a hand in a few words       words.hand_in_words
+ *   money(cents, currency) -> text       "$1.70", "−$0.40", "1.70 CHF" words.money
+ *   signedMoney(cents, currency) -> text "+$1.70"                    words.signed_money
+ *       (`currency`: [before, after] the amount, words.money_parts)
  * Cents are exact while every amount stays under 2^53 (Number.MAX_SAFE_INTEGER), some 90
  * trillion dollars; Python's are exact at any size.
  *
@@ -134,12 +145,6 @@
     return out;
   }
 
-  function ruleset(options) {
-    const r = {};
-    for (const name of OPTIONS) r[name] = has(options, name) ? options[name] : DEFAULTS[name];
-    return r;
-  }
-
   function hand(h) {
     return {
       upcard: h.upcard,
@@ -151,21 +156,6 @@
       passed: Boolean(get(h, "passed")),
       dealer: get(h, "dealer"),
       moon: Boolean(get(h, "moon")),
-    };
-  }
-
-  // games.rules: new_match (the table is the server's to check: check_table).
-  function newMatch(options, players, firstDealer) {
-    const r = ruleset(options);
-    return {
-      ruleset: r,
-      players: players.slice(),
-      scores: fromKeys(players, r.starting_score),
-      dealer: firstDealer,
-      hands: 0,
-      sets: fromKeys(players, 0),
-      winners: [],
-      won_by: null,
     };
   }
 
@@ -505,6 +495,19 @@
     return fill(w.made, { turned: turned, made: made, moon: moon, out: out });
   }
 
+  // words.py: money, cents as players say them ("$1.70", "−$0.40", "1.70 CHF"), the amount
+  // between what the page gives as `currency` (words.money_parts); and signed_money, money
+  // won or lost ("+$1.70", "−$0.40", "$0.00").
+  function money(cents, currency) {
+    const n = Math.abs(cents);
+    const amount = `${(n - (n % 100)) / 100}.${String(n % 100).padStart(2, "0")}`; // exact below 2^53
+    return `${cents < 0 ? "−" : ""}${currency[0]}${amount}${currency[1]}`;
+  }
+
+  function signedMoney(cents, currency) {
+    return (cents > 0 ? "+" : "") + money(cents, currency);
+  }
+
   globalThis.BuckRules = Object.freeze({
     OPTIONS: OPTIONS,
     DEFAULTS: DEFAULTS,
@@ -512,7 +515,6 @@
     NO_TRUMP: NO_TRUMP,
     TRICKS: TRICKS,
     TIES: TIES,
-    newMatch: newMatch,
     shape: shape,
     needed: needed,
     fillIn: fillIn,
@@ -530,5 +532,7 @@
     settle: settle,
     inWords: inWords,
     fill: fill,
+    money: money,
+    signedMoney: signedMoney,
   });
 })();
