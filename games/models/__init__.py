@@ -54,7 +54,7 @@ from games.models.nights import (
     payment_key,
 )
 from games.models.payways import PayWays
-from games.models.players import Player
+from games.models.players import Player, claim_player
 from games.models.results import (
     STAKED,
     TALLY_FIELDS,
@@ -140,6 +140,7 @@ __all__ = [
     "VERDICT_COLUMNS",
     "check_money",
     "check_room",
+    "claim_player",
     "delete_account",
     "groups_turn",
     "run_totals",
