@@ -17,12 +17,12 @@ from games.models import (
     Group,
     Match,
     Night,
-    Payment,
     PayWays,
     Role,
     claim_player,
     group_balances,
     groups_turn,
+    store_payment,
 )
 
 from .conftest import command, url
@@ -221,7 +221,7 @@ def test_the_one_who_pays_sees_the_payees_buttons_with_the_amount_left(client, u
     ann = night_group.players.get(name="Ann")
     with transaction.atomic():
         groups_turn(night_group.pk)  # as a write does: the pages draw anew
-        Payment.store(night_group.pk, ann, bob, 200, "USD", night=first)
+        store_payment(night_group.pk, ann, bob, 200, "USD", night=first)
     page = text(client.get(first.get_absolute_url()))
     [link] = venmo_links(page)
     assert parse_qs(urlsplit(link).query)["amount"] == ["5.20"]
