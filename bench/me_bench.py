@@ -18,7 +18,7 @@ from django.contrib.auth import get_user_model
 from django.test import Client
 from records_bench import store
 
-from games.models import Group, Membership, Night, Payment, Player
+from games.models import Group, Membership, Night, Payment, Player, mark_transfer
 
 SIZES = (10, 1000)
 
@@ -35,7 +35,9 @@ def main():
         for night in Night.objects.filter(group=group):
             settle_up = night.settle_up()
             for s in settle_up:
-                night.mark(s.key(s.transfers[0]), True, Night.fingerprint(settle_up), by=user)
+                mark_transfer(
+                    night, s.key(s.transfers[0]), True, Night.fingerprint(settle_up), by=user
+                )
         client = Client()
         client.force_login(user)
         pages[n] = answered(200, client.get, "/me/")

@@ -31,7 +31,7 @@ from django.test import Client, override_settings
 from django.utils import timezone
 
 from games import rules
-from games.models import Group, Match, Payment, Player, create_match
+from games.models import Group, Match, Player, create_match, record_payment
 
 ROUNDS, WARM_UP = 5, 1
 HX = {"HTTP_HX_REQUEST": "true"}
@@ -110,7 +110,7 @@ def main():
         night_of_16(loose, evening - timedelta(days=7 * (11 - week)), "USD")
     players = {p.name: p for p in Player.objects.filter(group=Group.home(loose))}
     # P01 lost the first table of every night, P05 won the second: no transfer between them.
-    Payment.record(Group.home(loose), players["P01"], players["P05"], 1, "USD", None)
+    record_payment(Group.home(loose), players["P01"], players["P05"], 1, "USD", None)
     shapes = {
         "16 currencies × 16 players": pages(
             many, Match.objects.filter(group__home_of=many)[0].night_id

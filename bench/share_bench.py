@@ -19,7 +19,7 @@ from django.test import Client
 from django.utils import timezone
 
 from games import picture
-from games.models import Group, Night, payment_key
+from games.models import Group, Night, mark_transfer, payment_key
 from games.views.share import night_card
 from tests.stored import a_night_of_six
 
@@ -35,7 +35,7 @@ def main():
     night = Night.objects.get(group=Group.home(user))
     card = night_card(night)
     first = card.sections[0].transfers[0]
-    night.mark(payment_key("USD", first.payer, first.payee), True, None)
+    mark_transfer(night, payment_key("USD", first.payer, first.payee), True, None)
     card = night_card(night)
     client = Client()
     client.force_login(user)

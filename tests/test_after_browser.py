@@ -9,7 +9,7 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 from playwright.sync_api import Page, expect
 
-from games.models import Group, Role
+from games.models import Group, Role, claim_player
 
 from .browser import TALL, no_axe_violations, signed_in, snap
 from .conftest import command
@@ -40,7 +40,9 @@ def test_a_member_sets_a_venmo_name_and_the_payer_finds_the_button(
     base = live_server.url
     signed_in(page, base, "host")
     group = three_mondays(tmp_path, "host")
-    group.claim(get_user_model().objects.get(username="host"), group.players.get(name="Ann"))
+    claim_player(
+        group, get_user_model().objects.get(username="host"), group.players.get(name="Ann")
+    )
 
     # Bob's phone: he joins, says he is Bob, and gives his Venmo name on the group's page.
     bobs = browser.new_context(viewport=TALL, is_mobile=True, has_touch=True)
@@ -48,7 +50,7 @@ def test_a_member_sets_a_venmo_name_and_the_payer_finds_the_button(
     signed_in(bob, base, "bob")
     bob_user = get_user_model().objects.get(username="bob")
     group.join(bob_user, Role.VIEWER)
-    group.claim(bob_user, group.players.get(name="Bob"))
+    claim_player(group, bob_user, group.players.get(name="Bob"))
     bob.goto(f"{base}/groups/{group.pk}/")
     bob.get_by_label("Venmo user name").fill("bob lee")
     bob.get_by_role("button", name="Set how I'm paid").click()

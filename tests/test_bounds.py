@@ -24,6 +24,8 @@ from games.models import (
     Player,
     create_match,
     delete_match,
+    mark_transfer,
+    record_payment,
     sums,
 )
 from games.words import NOT_FEWEST
@@ -200,7 +202,7 @@ def twelve_nights(user):
     players = {p.name: p for p in Player.objects.filter(group=group)}
     # P01 owes and P05 is owed every night, but no night has a transfer between them: the
     # payment is never used up, and every night is one it might pay.
-    Payment.record(group, players["P01"], players["P05"], 1, "USD", None)
+    record_payment(group, players["P01"], players["P05"], 1, "USD", None)
     latest = Match.objects.filter(group=group).latest("played_at").night
     return group, latest
 
@@ -218,8 +220,8 @@ def test_a_loose_payment_over_twelve_nights_searches_no_night_on_a_read(
         assert latest.paid_cents() == {}
         settle_up = latest.settle_up()
         key = settle_up[0].key(settle_up[0].transfers[0])
-        assert latest.mark(key, True, Night.fingerprint(settle_up))
-        assert latest.mark(key, False, Night.fingerprint(settle_up))
+        assert mark_transfer(latest, key, True, Night.fingerprint(settle_up))
+        assert mark_transfer(latest, key, False, Night.fingerprint(settle_up))
     assert steps == []
 
 
@@ -243,7 +245,7 @@ def test_a_loose_payment_still_pays_the_earliest_nights_transfer_first(user, twe
     players = {p.name: p for p in Player.objects.filter(group=group)}
     first = Match.objects.filter(group=group).earliest("played_at").night
     [transfer] = [t for s in first.settle_up() for t in s.transfers if t.payer == "P02"]
-    Payment.record(group, players["P02"], players[transfer.payee], transfer.cents + 5, "USD", None)
+    record_payment(group, players["P02"], players[transfer.payee], transfer.cents + 5, "USD", None)
     key = f"USD:P02:{transfer.payee}"
     assert first.paid_cents()[key] == transfer.cents
     second = Night.objects.filter(group=group).exclude(pk=first.pk).order_by("pk").first()
@@ -288,7 +290,7 @@ def test_a_rename_that_moves_a_player_among_those_who_began_together_searches_in
 def test_the_balances_read_payment_by_payment_only_those_who_paid(client_in, many_currencies, user):
     group, night = many_currencies
     [s, *_] = night.settle_up()
-    assert night.mark(s.key(s.transfers[0]), True, Night.fingerprint(night.settle_up()))
+    assert mark_transfer(night, s.key(s.transfers[0]), True, Night.fingerprint(night.settle_up()))
     with CaptureQueriesContext(connection) as queries:
         assert client_in.get(url("balances", group.pk)).status_code == 200
     payments = Payment._meta.db_table

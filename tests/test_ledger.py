@@ -31,8 +31,10 @@ from games.models import (
     create_match,
     delete_match,
     group_balances,
+    mark_transfer,
     move_match,
     record_hands,
+    record_payment,
 )
 from games.rules import Hand as GameHand
 from games.views import common, ledger
@@ -198,7 +200,7 @@ def test_a_balance_is_every_nights_net_plus_what_was_paid_minus_what_was_receive
     nights = [s.net for m in Match.objects.all() for s in m.night.settle_up()]
     p = players(group)
     before = group.payments.version()
-    Payment.record(group, p["Ann"], p["Bob"], 200, "USD", before, by=user)
+    record_payment(group, p["Ann"], p["Bob"], 200, "USD", before, by=user)
     after = {name: sum(n.get(name, 0) for n in nights) for name in TABLE}
     after["Ann"] += 200
     after["Bob"] -= 200
@@ -239,8 +241,8 @@ def test_a_payment_outlives_a_change_of_hands_and_the_balance_shows_what_is_left
     match = played(group, MONDAY, [BOB_SWEEPS])
     night = match.night
     settle_up = night.settle_up()
-    assert night.mark(
-        settle_up[0].key(settle_up[0].transfers[0]), True, Night.fingerprint(settle_up)
+    assert mark_transfer(
+        night, settle_up[0].key(settle_up[0].transfers[0]), True, Night.fingerprint(settle_up)
     )
     assert balance(group)["Ann"] == 0
     record_hands(match, [CLUB_HAND])
@@ -255,7 +257,9 @@ def test_a_payment_of_a_night_that_is_gone_stays_in_the_balances(user):
     match = played(group, MONDAY, [BOB_SWEEPS])
     night = match.night
     settle_up = night.settle_up()
-    night.mark(settle_up[0].key(settle_up[0].transfers[0]), True, Night.fingerprint(settle_up))
+    mark_transfer(
+        night, settle_up[0].key(settle_up[0].transfers[0]), True, Night.fingerprint(settle_up)
+    )
     played(group, MONDAY + timedelta(days=7), [CAT_SWEEPS])
     move_match(match, Match.objects.exclude(pk=match.pk).get().night)  # its old night is gone
     assert not Night.objects.filter(pk=night.pk).exists()
@@ -278,7 +282,7 @@ def test_a_payment_that_cannot_be_is_refused_in_words(user, amount, payer, payee
     played(group, MONDAY, [BOB_SWEEPS])
     p = players(group)
     with pytest.raises(ValidationError, match=re.escape(words)):
-        Payment.record(group, p[payer], p[payee], amount, currency, group.payments.version())
+        record_payment(group, p[payer], p[payee], amount, currency, group.payments.version())
     assert not Payment.objects.exists()
 
 
@@ -287,7 +291,7 @@ def test_a_player_of_another_group_can_not_be_paid(user, other_user):
     played(group, MONDAY, [BOB_SWEEPS])
     theirs = played(Group.home(other_user), MONDAY, [BOB_SWEEPS]).seats.first().player
     with pytest.raises(ValidationError, match="Choose two of the group's players."):
-        Payment.record(group, players(group)["Ann"], theirs, 100, "USD", "0-0")
+        record_payment(group, players(group)["Ann"], theirs, 100, "USD", "0-0")
     assert not Payment.objects.exists()
 
 
@@ -309,11 +313,11 @@ def test_the_same_form_twice_stores_one_payment_and_a_page_drawn_before_it_store
     played(group, MONDAY, [BOB_SWEEPS])
     p = players(group)
     drawn = group.payments.version()
-    first, stored = Payment.record(group, p["Ann"], p["Bob"], 100, "USD", drawn, "tok1", user)
-    again, stored_again = Payment.record(group, p["Ann"], p["Bob"], 100, "USD", drawn, "tok1")
+    first, stored = record_payment(group, p["Ann"], p["Bob"], 100, "USD", drawn, "tok1", user)
+    again, stored_again = record_payment(group, p["Ann"], p["Bob"], 100, "USD", drawn, "tok1")
     assert stored and not stored_again and again == first
     # Another phone's page, drawn before the first: money that moved all the same.
-    second, stored = Payment.record(group, p["Cat"], p["Bob"], 250, "USD", drawn, "tok2")
+    second, stored = record_payment(group, p["Cat"], p["Bob"], 250, "USD", drawn, "tok2")
     assert stored and Payment.objects.count() == 2
     assert list(group.payments.since(drawn).order_by("pk")) == [first, second]
     assert not group.payments.since(None).exists()
@@ -324,9 +328,9 @@ def test_a_payment_removed_twice_or_from_a_stale_page_changes_nothing(user):
     group = Group.home(user)
     played(group, MONDAY, [BOB_SWEEPS])
     p = players(group)
-    one, _ = Payment.record(group, p["Ann"], p["Bob"], 100, "USD", group.payments.version())
+    one, _ = record_payment(group, p["Ann"], p["Bob"], 100, "USD", group.payments.version())
     drawn = group.payments.version()
-    two, _ = Payment.record(group, p["Cat"], p["Bob"], 100, "USD", drawn)
+    two, _ = record_payment(group, p["Cat"], p["Bob"], 100, "USD", drawn)
     with pytest.raises(PaymentsChanged):
         one.remove(drawn)  # from a page that did not show the second
     assert Payment.objects.count() == 2
@@ -343,8 +347,8 @@ def test_players_who_paid_each_other_are_not_merged_and_a_merge_takes_payments_a
     danny_out = GameHand("hearts", "hearts", "Bob", None, ("Ann", "Cat", "Danny"), {"Bob": 5})
     played(group, MONDAY + timedelta(days=7), [danny_out], names=("Ann", "Bob", "Cat", "Danny"))
     p = players(group)
-    Payment.record(group, p["Danny"], p["Bob"], 100, "USD", group.payments.version())
-    dan_paid_danny, _ = Payment.record(
+    record_payment(group, p["Danny"], p["Bob"], 100, "USD", group.payments.version())
+    dan_paid_danny, _ = record_payment(
         group, p["Dan"], p["Danny"], 50, "USD", group.payments.version()
     )
     with pytest.raises(rules.RuleError, match="Dan and Danny paid each other"):
@@ -362,7 +366,7 @@ def test_a_transfer_paid_on_a_night_counts_once_however_often_it_is_marked(user)
     seen = Night.fingerprint(settle_up)
     for transfer in settle_up[0].transfers[:2]:
         for _ in range(2):
-            assert night.mark(settle_up[0].key(transfer), True, seen)
+            assert mark_transfer(night, settle_up[0].key(transfer), True, seen)
     assert balance(group) == {"Ann": 0, "Bob": 350, "Cat": 0, "Dan": -350}
     assert group_balances(group)[0].transfers == [rules.Payment("Dan", "Bob", 350)]
 
@@ -379,9 +383,9 @@ def test_the_old_paid_marks_become_payments_and_back():
     for night in (kept, changed):
         s = night.settle_up()
         for t in s[0].transfers[:2]:
-            night.mark(s[0].key(t), True, Night.fingerprint(s))
+            mark_transfer(night, s[0].key(t), True, Night.fingerprint(s))
     p = players(group)
-    Payment.record(group, p["Ann"], p["Cat"], 25, "USD", group.payments.version())  # no night
+    record_payment(group, p["Ann"], p["Cat"], 25, "USD", group.payments.version())  # no night
     fingerprint = Night.fingerprint(kept.settle_up())  # read from sums 0010 does not have
     executor = MigrationExecutor(connection)
     latest = executor.loader.graph.leaf_nodes()
@@ -576,7 +580,7 @@ def test_a_scorer_removes_a_payment_and_a_second_removal_or_a_stale_page_changes
 
 
 def test_a_viewer_sees_the_balances_but_records_and_removes_nothing(client, imported, user):
-    Payment.record(
+    record_payment(
         imported,
         *[Player.objects.get(name=n) for n in ("Ann", "Bob")],
         100,
@@ -602,7 +606,7 @@ def test_a_viewer_sees_the_balances_but_records_and_removes_nothing(client, impo
 
 def test_a_stranger_finds_no_balances(client, imported, other_user):
     client.force_login(other_user)
-    payment, _ = Payment.record(
+    payment, _ = record_payment(
         imported, *[Player.objects.get(name=n) for n in ("Ann", "Bob")], 100, "USD", "0-0"
     )
     assert client.get(url("balances", imported.pk)).status_code == 404
@@ -619,7 +623,7 @@ def test_a_payment_of_another_group_is_not_removed_through_this_one(client_in, i
     other = Group.objects.create(name="Elsewhere")
     other.join(user, Role.OWNER)
     played(other, MONDAY, [BOB_SWEEPS])
-    theirs, _ = Payment.record(
+    theirs, _ = record_payment(
         other, *[other.players.get(name=n) for n in ("Ann", "Bob")], 100, "USD", "0-0"
     )
     response = client_in.post(
@@ -700,7 +704,7 @@ def test_a_balances_csv_of_a_group_all_square_has_only_its_header(client_in, use
     night = played(group, MONDAY, [BOB_SWEEPS]).night
     s = night.settle_up()
     for t in s[0].transfers:
-        night.mark(s[0].key(t), True, Night.fingerprint(s))
+        mark_transfer(night, s[0].key(t), True, Night.fingerprint(s))
     assert rows_of(client_in.get(url("balances_csv", group.pk))) == []
     page = text(client_in.get(url("balances", group.pk)))
     assert "Everybody is square: nobody owes anybody anything." in page
@@ -860,7 +864,7 @@ def test_odd_input_in_any_field_of_a_payment_is_answered_in_words(client, user):
                 failures.append((field, value[:20], response.status_code))
     stored = Payment.objects.values_list("payer__name", "payee__name", "amount_cents")
     assert set(stored) <= {("Ann", "Bob", 100)}
-    payment, _ = Payment.record(
+    payment, _ = record_payment(
         group, *[players(group)[n] for n in ("Ann", "Bob")], 100, "USD", group.payments.version()
     )
     remove = url("payment_remove", group.pk, payment.pk)
@@ -1064,14 +1068,14 @@ def test_a_payment_for_no_night_pays_the_earliest_nights_transfer_first_then_the
     first = played(group, MONDAY, [BOB_SWEEPS]).night
     second = played(group, MONDAY + timedelta(days=7), [BOB_SWEEPS]).night
     p = players(group)
-    Payment.record(group, p["Ann"], p["Bob"], 500, "USD", None)  # $3.50 a night
+    record_payment(group, p["Ann"], p["Bob"], 500, "USD", None)  # $3.50 a night
     assert (first.paid_cents(), second.paid_cents()) == ({"USD:Ann:Bob": 350}, {"USD:Ann:Bob": 150})
     s = second.settle_up()
-    assert second.mark("USD:Ann:Bob", True, Night.fingerprint(s))  # what is left of it
+    assert mark_transfer(second, "USD:Ann:Bob", True, Night.fingerprint(s))  # what is left of it
     assert Payment.objects.get(night=second).amount_cents == 200
     assert second.paid_cents() == {"USD:Ann:Bob": 350} and balance(group)["Ann"] == 0
     with pytest.raises(ValidationError, match="recorded on the balances page"):
-        first.mark("USD:Ann:Bob", False, Night.fingerprint(first.settle_up()))
+        mark_transfer(first, "USD:Ann:Bob", False, Night.fingerprint(first.settle_up()))
     assert Payment.objects.count() == 2
 
 
@@ -1082,7 +1086,7 @@ def test_a_token_used_in_another_group_records_here_and_tells_nothing(client_in,
     other = Group.objects.create(name="Elsewhere")
     other.join(user, Role.OWNER)
     played(other, MONDAY, [BOB_SWEEPS])
-    theirs, stored = Payment.record(
+    theirs, stored = record_payment(
         other, *[other.players.get(name=n) for n in ("Cat", "Dan")], 777, "USD", "0-0", "T0K3N"
     )
     assert stored
@@ -1134,5 +1138,5 @@ def test_a_payment_naming_a_player_merged_away_is_refused_in_words(client_in, im
     assert "Choose one of the group's players." in text(response)
     # Merged after the form was read, inside the payment's turn: the model says it by name.
     with pytest.raises(ValidationError, match="Annie is no longer a player of this group"):
-        Payment.record(imported, gone, bob, 100, "USD", None)
+        record_payment(imported, gone, bob, 100, "USD", None)
     assert not Payment.objects.exists()

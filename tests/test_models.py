@@ -29,6 +29,7 @@ from games.models import (
     add_hand,
     change_hand,
     create_match,
+    mark_transfer,
     match_from_file,
     move_match,
     record_hands,
@@ -628,27 +629,27 @@ def test_a_transfer_marked_paid_is_a_payment_that_stays_when_the_transfers_chang
     seen = Night.fingerprint(settle_up)
     usd = settle_up[0]
     ann_pays = usd.key(usd.transfers[0])
-    assert night.mark(ann_pays, True, seen, by=user)
-    assert night.mark(ann_pays, True, seen)  # a second tap records nothing more
+    assert mark_transfer(night, ann_pays, True, seen, by=user)
+    assert mark_transfer(night, ann_pays, True, seen)  # a second tap records nothing more
     assert reload(match).version == 1  # the hands' version never moves for money
     payment = Payment.objects.get()
     assert (payment.payer.name, payment.payee.name, payment.amount_cents) == ("Ann", "Bob", 350)
     assert (payment.currency, payment.night, payment.recorded_by) == ("USD", night, user)
     assert usd.covered(usd.transfers[0], night.paid_cents())
-    assert not night.mark("USD:Bob:Ann", True, seen)  # no such payment
+    assert not mark_transfer(night, "USD:Bob:Ann", True, seen)  # no such payment
     played(user, EVENING + timedelta(hours=1), hands=[CAT_SWEEPS])
     assert Payment.objects.get() == payment  # the money moved: the payment stays as it was
     usd = night.settle_up()[0]
     assert usd.transfers[0] == rules.Payment("Ann", "Bob", 700)  # half of it paid now
     assert night.paid_cents() == {ann_pays: 350} and not usd.covered(usd.transfers[0], {})
     assert not usd.covered(usd.transfers[0], night.paid_cents())
-    assert not night.mark(ann_pays, False, seen)  # from a page drawn before the change
+    assert not mark_transfer(night, ann_pays, False, seen)  # from a page drawn before the change
     assert Payment.objects.count() == 1
     now = Night.fingerprint([usd])
-    assert night.mark(ann_pays, True, now)  # the rest of it
+    assert mark_transfer(night, ann_pays, True, now)  # the rest of it
     assert sorted(night.payments.values_list("amount_cents", flat=True)) == [350, 350]
     assert usd.covered(usd.transfers[0], night.paid_cents())
-    assert night.mark(ann_pays, False, now)  # not paid after all: both go
+    assert mark_transfer(night, ann_pays, False, now)  # not paid after all: both go
     assert not Payment.objects.exists()
 
 

@@ -13,7 +13,17 @@ from django.db import transaction
 from django.utils import timezone
 
 from games import payways
-from games.models import Group, Match, Night, Payment, PayWays, Role, group_balances, groups_turn
+from games.models import (
+    Group,
+    Match,
+    Night,
+    PayWays,
+    Role,
+    claim_player,
+    group_balances,
+    groups_turn,
+    store_payment,
+)
 
 from .conftest import command, url
 from .matches import three_nights
@@ -106,10 +116,10 @@ def night_group(user, files):
     group = Group.home(user)
     code, _, err = command("import_match", *files(*three_nights()), "--group", str(group.pk))
     assert code == 0, err
-    group.claim(user, group.players.get(name="Ann"))
+    claim_player(group, user, group.players.get(name="Ann"))
     eve = get_user_model().objects.create_user("eve")
     group.join(eve, Role.VIEWER)
-    group.claim(eve, group.players.get(name="Bob"))
+    claim_player(group, eve, group.players.get(name="Bob"))
     return group
 
 
@@ -211,7 +221,7 @@ def test_the_one_who_pays_sees_the_payees_buttons_with_the_amount_left(client, u
     ann = night_group.players.get(name="Ann")
     with transaction.atomic():
         groups_turn(night_group.pk)  # as a write does: the pages draw anew
-        Payment.store(night_group.pk, ann, bob, 200, "USD", night=first)
+        store_payment(night_group.pk, ann, bob, 200, "USD", night=first)
     page = text(client.get(first.get_absolute_url()))
     [link] = venmo_links(page)
     assert parse_qs(urlsplit(link).query)["amount"] == ["5.20"]

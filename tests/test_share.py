@@ -14,7 +14,18 @@ from django.utils import timezone
 from PIL import Image
 
 from games import picture, rules, words
-from games.models import Group, Match, Night, Payment, PayWays, Role, create_match, payment_key
+from games.models import (
+    Group,
+    Match,
+    Night,
+    Payment,
+    PayWays,
+    Role,
+    create_match,
+    mark_transfer,
+    payment_key,
+    record_payment,
+)
 from games.views.share import night_card
 
 from .conftest import command, url
@@ -76,10 +87,10 @@ def test_the_picture_shows_the_numbers_of_the_nights_page(client_in, mondays):
     first_night = night_card(nights[0]).sections[0]
     t = first_night.transfers[0]
     players = {p.name: p for p in mondays.players.all()}
-    Payment.record(mondays, players[t.payer], players[t.payee], t.cents // 2, "USD", None)
+    record_payment(mondays, players[t.payer], players[t.payee], t.cents // 2, "USD", None)
     Payment.objects.filter(group=mondays).update(night=nights[0])
     t2 = night_card(nights[1]).sections[0].transfers[0]
-    assert nights[1].mark(payment_key("USD", t2.payer, t2.payee), True, None)
+    assert mark_transfer(nights[1], payment_key("USD", t2.payer, t2.payee), True, None)
     for night in nights:
         card = night_card(night)
         assert from_the_card(card) == shown_on_the_page(client_in, night)

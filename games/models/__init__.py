@@ -53,8 +53,9 @@ from games.models.nights import (
     group_balances,
     payment_key,
 )
+from games.models.paying import check_payment, mark_transfer, record_payment, store_payment
 from games.models.payways import PayWays
-from games.models.players import Player
+from games.models.players import Player, claim_player
 from games.models.results import (
     STAKED,
     TALLY_FIELDS,
@@ -139,19 +140,24 @@ __all__ = [
     "Tallied",
     "VERDICT_COLUMNS",
     "check_money",
+    "check_payment",
     "check_room",
+    "claim_player",
     "delete_account",
     "groups_turn",
     "run_totals",
     "stat_sums",
     "standings",
     "hand_verdict",
+    "mark_transfer",
     "memberships_of",
     "new_invite_token",
     "new_share_token",
     "payment_key",
+    "record_payment",
     "recount_sums",
     "row_of",
     "running_money",
+    "store_payment",
     "verdict",
 ]

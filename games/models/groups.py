@@ -5,13 +5,13 @@ from __future__ import annotations
 import secrets
 from contextlib import suppress
 from datetime import datetime, timedelta
-from typing import TYPE_CHECKING, Self, TypeVar
+from typing import Self, TypeVar
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AnonymousUser, User
 from django.core.exceptions import ValidationError
-from django.db import IntegrityError, models, transaction
+from django.db import models, transaction
 from django.db.models import F, Q
 from django.urls import reverse
 from django.utils import timezone
@@ -21,9 +21,6 @@ from games.models.results import staked_filter
 from games.models.sql import fetch, loaded, statement
 
 _M = TypeVar("_M", bound=models.Model)
-
-if TYPE_CHECKING:
-    from games.models.players import Player
 
 
 def groups_turn(group_id: int | None = None, *, of_match: int | None = None) -> None:
@@ -186,33 +183,6 @@ class Group(models.Model):
         rows to delete are read inside the lock, so none is added under the deletion."""
         groups_turn(self.pk)
         Group.objects.filter(pk=self.pk).delete()
-
-    @transaction.atomic
-    def claim(self, user: User, player: Player | None) -> None:
-        """ "This is me": `user` is `player` at the group's table (None: nobody). In the
-        group's turn, so that of two members saying it of one player at once the second is
-        told who has it (ValidationError, in words); also for a player merged away, or a
-        member taken out of the group, meanwhile."""
-        groups_turn(self.pk)
-        if player is not None and not self.players.filter(pk=player.pk).exists():
-            raise ValidationError(
-                f"{player.name} is no longer a player of this group: merged into another "
-                "player on another phone. Choose again."
-            )
-        if player is not None:
-            taken = self.memberships.filter(player=player).exclude(user=user)
-            who = taken.values_list("user__username", flat=True).first()
-            if who is not None:
-                raise ValidationError(f"{who} has said they are {player.name}.")
-        try:
-            with transaction.atomic():  # the unique constraint, should a write skip the turn
-                changed = self.memberships.filter(user=user).update(player=player)
-        except IntegrityError:
-            raise ValidationError(
-                f"Someone else has said they are {player.name if player else 'that player'}."
-            ) from None
-        if not changed:
-            raise ValidationError(f"You are no longer in {self}.")
 
     @transaction.atomic
     def join(

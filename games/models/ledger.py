@@ -2,24 +2,15 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from django.conf import settings
-from django.core.exceptions import ValidationError
 from django.db import models, transaction
 from django.db.models import Count, Max, Q, Sum
 from django.urls import reverse
 from django.utils import timezone
 
 from games import rules
-from games.models.groups import Group, groups_turn
+from games.models.groups import groups_turn
 from games.models.sql import latest_rows, statement
-
-if TYPE_CHECKING:
-    from django.contrib.auth.models import AnonymousUser, User
-
-    from games.models.nights import Night
-    from games.models.players import Player
 
 
 class PaymentsChanged(Exception):
@@ -124,94 +115,6 @@ class Payment(models.Model):
         rows = latest_rows(statement("LATEST_PAYMENTS"), [(*key, most, *key, most) for key in keys])
         found = Payment.objects.filter(pk__in={pk for (pk,) in rows})
         return list(found.select_related("payer", "payee").order_by("-paid_at", "-pk"))
-
-    @staticmethod
-    def check_fits(group_id: int, payer: Player, payee: Player, cents: int, currency: str) -> None:
-        """ValidationError, in words and on its field, unless this can be a payment of the group."""
-        if cents <= 0:
-            raise ValidationError({"amount": "Enter how much was paid: more than 0."})
-        if cents > rules.MAX_STAKE_CENTS:  # as much as a stake can be, and no more
-            raise ValidationError({"amount": PAYMENT_TOO_BIG})
-        if payer.group_id != group_id or payee.group_id != group_id:
-            raise ValidationError({"payer": "Choose two of the group's players."})
-        if payer.pk == payee.pk:
-            raise ValidationError(
-                {"payee": f"{payer.name} can't pay {payer.name}: choose two players."}
-            )
-        if currency not in Group(pk=group_id).currencies():
-            words = (
-                f"The group has played for no money in {currency}: choose one of its currencies."
-            )
-            raise ValidationError({"currency": words})
-
-    @classmethod
-    def store(
-        cls,
-        group_id: int,
-        payer: Player,
-        payee: Player,
-        cents: int,
-        currency: str,
-        by: User | AnonymousUser | None = None,
-        night: Night | None = None,
-        token: str = "",
-    ) -> Payment:
-        """Check and store a payment; the caller holds the group's turn (`groups_turn`)."""
-        cls.check_fits(group_id, payer, payee, cents, currency)
-        user = by if by is not None and by.is_authenticated else None
-        return cls.objects.create(
-            group_id=group_id,
-            payer=payer,
-            payee=payee,
-            amount_cents=cents,
-            currency=currency,
-            recorded_by=user,
-            by=user.get_username() if user else "",
-            night=night,
-            token=token,
-        )
-
-    @classmethod
-    def record(
-        cls,
-        group: Group,
-        payer: Player,
-        payee: Player,
-        cents: int,
-        currency: str,
-        version: str | None,
-        token: str = "",
-        by: User | AnonymousUser | None = None,
-    ) -> tuple[Payment, bool]:
-        """Record a payment: (payment, stored). The same form arriving twice (`token`) is
-        stored once; sent again with other content, FormUsed says what it recorded.
-        ValidationError if it can't be one, in words: also for a player merged into another
-        (or gone) since the form was drawn. Group.DoesNotExist if the group was deleted
-        meanwhile. A payment is money that moved: one recorded from a page drawn before
-        another payment was recorded or removed (at the payments' `version`) is stored all
-        the same, and the page says what else changed (`PaymentQuerySet.since`)."""
-        with transaction.atomic():
-            groups_turn(group.pk)
-            if token:
-                same = cls.objects.filter(group=group, token=token).first()
-                if same is not None:
-                    sent = (payer.pk, payee.pk, cents, currency)
-                    if sent != (same.payer_id, same.payee_id, same.amount_cents, same.currency):
-                        raise FormUsed(same)
-                    return same, False
-            # Re-read in the group's turn: a merge takes it too, so none can go meanwhile.
-            ids = [payer.pk, payee.pk]  # (another group's: `check_fits` says so)
-            players = type(payer).objects  # the payer's model: players.py sits above this one
-            here = set(players.filter(pk__in=ids).values_list("pk", flat=True))
-            for player in (payer, payee):
-                if player.pk not in here:
-                    raise ValidationError(
-                        f"{player.name} is no longer a player of this group: merged into "
-                        "another player on another phone. Nothing was recorded: choose the "
-                        "players again.",
-                        code="gone",
-                    )
-            return cls.store(group.pk, payer, payee, cents, currency, by, token=token), True
 
     def remove(self, version: str | None) -> bool:
         """Take the payment back, from a page drawn at the payments' `version`: False if it is

@@ -7,22 +7,18 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from django.core.exceptions import ValidationError
-from django.db import models, transaction
+from django.db import models
 from django.db.models import Max, Min, QuerySet, Sum
 from django.urls import reverse
 from django.utils import timezone
 
 from games import rules, words
-from games.models.groups import Group, groups_turn
+from games.models.groups import Group
 from games.models.ledger import Payment, PaymentQuerySet
 from games.models.results import ResultSum
 from games.models.sums import NightNets, NightSum, night_nets, settled_nights
-
-if TYPE_CHECKING:
-    from django.contrib.auth.models import AnonymousUser, User
 
 # A match begun within this long of another one of the same group is settled with it.
 NIGHT_GAP = timedelta(hours=6)
@@ -223,51 +219,6 @@ class Night(models.Model):
                         if night == self.pk:
                             paid[key] = paid.get(key, 0) + take
         return paid
-
-    def mark(
-        self,
-        key: str,
-        paid: bool,
-        fingerprint: str | None,
-        by: User | AnonymousUser | None = None,
-    ) -> bool:
-        """Mark a transfer of the night paid (a payment of what is left of it is recorded) or
-        not paid after all (the night's payments for it are removed), as seen on a page
-        showing the transfers `fingerprint` (None: from no page); False, and nothing changed,
-        if the transfers have changed since. Marking twice changes nothing more.
-        ValidationError if it can't be one payment."""
-        with transaction.atomic():
-            groups_turn(self.group_id)  # payments of a group are written in turns
-            settle_up = self.settle_up()
-            found = {s.key(t): (s, t) for s in settle_up for t in s.transfers}.get(key)
-            stale = fingerprint is not None and fingerprint != self.fingerprint(settle_up)
-            if stale or found is None:
-                return False
-            s, transfer = found
-            recorded = self.payments.filter(
-                currency=s.currency, payer__name=transfer.payer, payee__name=transfer.payee
-            )
-            if not paid:
-                recorded.delete()
-                if s.covered(transfer, self.paid_cents()):
-                    raise ValidationError(
-                        f"{transfer.payer}'s payment to {transfer.payee} was recorded on the "
-                        "balances page: remove it there if it was not made."
-                    )
-                return True
-            left = transfer.cents - self.paid_cents().get(key, 0)
-            if left > 0:
-                players = Group(pk=self.group_id).players
-                Payment.store(
-                    self.group_id,
-                    players.get(name=transfer.payer),
-                    players.get(name=transfer.payee),
-                    left,
-                    s.currency,
-                    by=by,
-                    night=self,
-                )
-            return True
 
 
 # --- A group's balances, over all its nights and payments -----------------------------------

@@ -1,12 +1,14 @@
-"""The players of a group, by name, and what renaming or merging one moves."""
+"""The players of a group, by name, what renaming or merging one moves, and which player a
+member is ("this is me")."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from typing import TypedDict
 
+from django.contrib.auth.models import User
 from django.core.exceptions import ValidationError
-from django.db import models, transaction
+from django.db import IntegrityError, models, transaction
 from django.db.models import Q, QuerySet
 from django.urls import reverse
 from django.utils import timezone
@@ -149,6 +151,34 @@ class Player(models.Model):
         other.delete()  # and its sums with it
         recount_sums([self.pk])
         return len(locked)
+
+
+@transaction.atomic
+def claim_player(group: Group, user: User, player: Player | None) -> None:
+    """ "This is me": `user` is `player` at the group's table (None: nobody). In the
+    group's turn, so that of two members saying it of one player at once the second is
+    told who has it (ValidationError, in words); also for a player merged away, or a
+    member taken out of the group, meanwhile."""
+    groups_turn(group.pk)
+    if player is not None and not group.players.filter(pk=player.pk).exists():
+        raise ValidationError(
+            f"{player.name} is no longer a player of this group: merged into another "
+            "player on another phone. Choose again."
+        )
+    if player is not None:
+        taken = group.memberships.filter(player=player).exclude(user=user)
+        who = taken.values_list("user__username", flat=True).first()
+        if who is not None:
+            raise ValidationError(f"{who} has said they are {player.name}.")
+    try:
+        with transaction.atomic():  # the unique constraint, should a write skip the turn
+            changed = group.memberships.filter(user=user).update(player=player)
+    except IntegrityError:
+        raise ValidationError(
+            f"Someone else has said they are {player.name if player else 'that player'}."
+        ) from None
+    if not changed:
+        raise ValidationError(f"You are no longer in {group}.")
 
 
 def same_person(players: Iterable[Player], name: str) -> Player | None:

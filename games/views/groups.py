@@ -30,6 +30,7 @@ from games.models import (
     Membership,
     PayWays,
     Role,
+    claim_player,
     groups_turn,
 )
 from games.responses import GROUP_GONE, refuse
@@ -345,7 +346,7 @@ def group_me(request: SignedInRequest, pk: int) -> HttpResponse:
     except forms.ValidationError:
         return _detail(request, group, me_error="Choose one of the group's players.")
     try:
-        group.claim(request.user, player)
+        claim_player(group, request.user, player)
     except ValidationError as e:  # taken, or merged away, meanwhile
         return _detail(request, group, status=409, me_error=e.message)
     except Group.DoesNotExist:

@@ -39,6 +39,7 @@ from games.models import (
     Role,
     SettleUp,
     group_balances,
+    record_payment,
 )
 from games.responses import GROUP_GONE, refuse
 from games.views import payways
@@ -351,7 +352,7 @@ def balances(request: SignedInRequest, pk: int) -> HttpResponse:
     payer, payee, cents, currency = data["payer"], data["payee"], data["amount"], data["currency"]
     version = _version(request)
     try:
-        payment, _ = Payment.record(
+        payment, _ = record_payment(
             group, payer, payee, cents, currency, version, data["token"], request.user
         )
     except FormUsed as used:  # sent again with other content: say what it did record

@@ -30,6 +30,7 @@ from games.models import (
     Player,
     Role,
     SettleUp,
+    mark_transfer,
     move_match,
     payment_key,
 )
@@ -193,7 +194,7 @@ def night_paid(request: SignedInRequest, pk: int) -> HttpResponse:
     key, seen = request.POST.get("key", ""), request.POST.get("fingerprint")
     notice = None
     try:
-        marked = night.mark(key, request.POST.get("paid") == "1", seen, by=request.user)
+        marked = mark_transfer(night, key, request.POST.get("paid") == "1", seen, by=request.user)
     except ValidationError as e:
         marked, notice = True, " ".join(e.messages)
     except Group.DoesNotExist:
