@@ -403,6 +403,56 @@ def test_the_longest_name_stays_within_a_small_phones_screen(page: Page, live_se
         assert page.evaluate("document.documentElement.scrollWidth") <= SMALL["width"], path
 
 
+NEW_MATCH_TARGETS = (
+    ".seats input[type=text]:visible, .seats button:visible, label.preset, .stakes input,"
+    " #match-form summary, #dealer label:visible, #dealer button, button[name=create]"
+)
+
+
+@pytest.mark.browser_context_args(viewport=SMALL)
+def test_a_table_that_plays_its_usual_rules_starts_within_a_screen_and_a_half(
+    page: Page, live_server
+):
+    """At 375×667 the new-match page of a table that has played before (its players saved
+    under the seats) is at most a screen and a half long, and so is a new group's: every seat,
+    preset, stake and first-dealer tile in it is in sight without opening anything and a
+    finger's size; its players are a tap each, and its rules already Standard's."""
+    from django.contrib.auth import get_user_model
+
+    from games import rules
+
+    from .conftest import make_match
+
+    base = live_server.url
+    signed_in(page, base, "usual")
+    page.get_by_role("link", name="New match").click()
+    expect(page.get_by_role("button", name="Start the match")).to_be_visible()
+    screen = SMALL["height"]
+    assert page.evaluate("document.documentElement.scrollHeight") <= 1.5 * screen  # first evening
+    sweep = rules.Hand("hearts", "hearts", "Bob", dropped=("Ann", "Cat", "Dan"), tricks={"Bob": 5})
+    make_match(get_user_model().objects.get(username="usual"), hands=[sweep])
+
+    page.goto(base + "/matches/new/")
+    expect(page.locator("input[name=preset][value=standard]")).to_be_checked()
+    assert page.evaluate("document.documentElement.scrollHeight") <= 1.5 * screen
+    targets = page.locator(NEW_MATCH_TARGETS)
+    assert targets.count() > 30
+    for target in targets.all():
+        expect(target).to_be_visible()
+        box = target.bounding_box()
+        assert box and box["height"] >= 44 and box["width"] >= 44, target
+    for stake in ("per_game", "per_point", "per_set", "currency"):
+        expect(page.locator(f"#id_{stake}")).to_be_editable()
+    for i, name in enumerate(["Ann", "Bob", "Cat", "Dan"]):
+        page.get_by_role("button", name=name, exact=True).click()
+        expect(page.locator(f"#id_seat_{i}")).to_have_value(name)
+    no_axe_violations(page)
+    snap(page, "new-match-usual")
+    page.locator("#dealer label").filter(has_text=re.compile("^Dan$")).click()
+    page.get_by_role("button", name="Start the match").click()
+    expect(page.locator(".scores .name")).to_have_text(["Ann", "Bob", "Cat", "Dan"])
+
+
 def test_a_name_typed_in_other_capitals_is_the_player_already_saved(page: Page, live_server):
     signed_in(page, live_server.url, "capitals")
     new_match(page, "Standard", ["Ann", "Bob", "Cat", "Dan"], "Dan")
@@ -780,7 +830,7 @@ def test_a_stake_typed_while_a_presets_rules_are_on_their_way_is_kept(page: Page
     slow_link(page, 400)
     page.locator("label.preset").filter(has_text="3 players to 15").click()
     page.fill("#id_per_point", "0.25")  # before the preset's house rules and stakes are back
-    expect(page.locator(".house-rules summary")).to_contain_text("3 players to 15")
+    expect(page.locator(".house-rules")).to_contain_text("blank follows 3 players to 15")
     expect(page.locator("#id_per_point")).to_have_value("0.25")
 
 

@@ -120,7 +120,7 @@ SIX_SEATS = {f"seat_{i}": name for i, name in enumerate(SIX)}
 def test_six_players_start_dirty_clubs_counted_up(client_in):
     page = client_in.get(url("match_create")).content.decode()
     assert 'value="dirty-clubs-up"' in page and 'name="seat_5"' in page
-    assert 'placeholder="empty for 5 players"' in page
+    assert 'placeholder="empty if 5"' in page
     for label in ("Penalties stop at the starting score", "A maker may shoot the moon"):
         assert label in page
     assert "Show scores counting up" in page

@@ -648,11 +648,17 @@ def seat_input(seat: int, name: str) -> str:
     )
 
 
+def dealer_tile(seat: int, html: str) -> str:
+    """The name on the first-dealer tile of a seat."""
+    return re.search(rf'id="id_dealer_{seat}"[^>]*><span>([^<]*)</span>', html).group(1)
+
+
 def test_a_saved_player_is_seated_with_one_tap(client_in, user):
     Player.objects.create(group=Group.home(user), name="Zoe")
     data = {"preset": "standard", "seat_0": "Ann", "add": "Zoe"}
     html = client_in.post(url("match_create"), data, **HX).content.decode()
     assertInHTML(seat_input(1, "Zoe"), html)
+    assert dealer_tile(1, html) == "Zoe"  # the first-dealer tile of her seat says her name
 
 
 def test_a_name_typed_in_other_capitals_is_the_saved_player_and_not_offered_again(client_in, user):
@@ -1290,6 +1296,7 @@ def test_moving_a_player_up_a_seat_keeps_them_the_first_dealer(client_in):
         '<input type="radio" name="dealer" value="2" id="id_dealer_2" required checked>', html
     )
     assertInHTML('<input type="radio" name="dealer" value="3" id="id_dealer_3" required>', html)
+    assert (dealer_tile(2, html), dealer_tile(3, html)) == ("Dan", "Cat")
 
 
 # --- Many phones: versions, stale pages, resent writes ---------------------------------------

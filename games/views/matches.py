@@ -174,10 +174,11 @@ def match_create(request: SignedInRequest) -> HttpResponse:
             deal, first = (rules.deal_for_jack if how == "jack" else rules.cut_for_deal)(names)
             form.data = request.POST.copy()
             form.data["dealer"] = str(form.seat_names().index(first))
+        # A new form, not new data under the old one: its first-dealer tiles name the seats.
         elif "add" in request.POST:
-            form.data = _seat_player(request.POST, request.POST["add"])
+            form = MatchForm(_seat_player(request.POST, request.POST["add"]))
         elif "up" in request.POST:
-            form.data = _move_up(request.POST, request.POST["up"])
+            form = MatchForm(_move_up(request.POST, request.POST["up"]))
         elif "create" in request.POST and form.is_valid():
             try:
                 match = create_match(
