@@ -41,6 +41,7 @@ PARTS = """() => [...new Set([...document.querySelectorAll("main *")]
 def no_axe_violations(page: Page):
     """axe-core finds nothing, in the light and in the dark colour scheme: once for each page
     and set of parts on it."""
+    page.wait_for_load_state()
     seen = (re.sub(r"\d+|/[A-Za-z0-9_-]{20,}/", "N", page.url.split("?")[0]), page.evaluate(PARTS))
     if seen in AXED:
         return

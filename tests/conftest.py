@@ -201,6 +201,10 @@ def _phones_put_away(request):
         # Set up before these phones, so torn down (its database emptied) after they are put
         # away: no page of theirs asks or sends meanwhile.
         request.getfixturevalue("live_server")
+    if "context" in request.fixturenames:
+        # The test's own phone (pytest-playwright's page) too: set up within this fixture, so
+        # closed after it waits for the hand that phone still has on its way.
+        request.getfixturevalue("context")
     request.getfixturevalue("settings").POLL_SECONDS = 0.5
     yield
     for context in browser.contexts:

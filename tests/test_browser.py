@@ -112,6 +112,7 @@ def test_standard_match_with_a_mistake_fixed_ends_in_a_sweep_and_a_payout(
 
     # It is there under past matches, and its file, imported again, is known for this match.
     page.get_by_role("link", name="Past matches").click()
+    expect(page.get_by_role("heading", name="Past matches")).to_be_visible()
     no_axe_violations(page)
     with page.expect_download() as download:
         page.goto(base + "/")
@@ -129,6 +130,7 @@ def test_standard_match_with_a_mistake_fixed_ends_in_a_sweep_and_a_payout(
     expect(page.locator("#hand-form legend").first).to_contain_text("Cat deals")
     # The rematch was a mistake: delete it.
     page.get_by_role("link", name="Delete…").click()
+    expect(page.get_by_role("heading", name="Delete this match?")).to_be_visible()
     no_axe_violations(page)
     page.get_by_role("button", name="Delete the match").click()
     expect(page.get_by_text("The match was deleted.")).to_be_visible()
