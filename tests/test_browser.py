@@ -774,9 +774,11 @@ def test_the_pages_keep_to_the_content_security_policy(page: Page, live_server):
     page.select_option("#player", label="Bob")  # app.js submits the filter
     expect(page.get_by_role("heading", name="Bob's record")).to_be_visible()
     page.get_by_role("link", name="Account").click()
+    expect(page.get_by_role("heading", name="Your account")).to_be_visible()
     snap(page, "account")
     no_axe_violations(page)
     page.get_by_role("link", name="Delete your account").click()
+    expect(page.get_by_role("heading", name="Delete your account?")).to_be_visible()
     snap(page, "account-delete")
     no_axe_violations(page)
     assert refused == []
