@@ -23,6 +23,7 @@ from games.models import (
     Season,
     Span,
     create_match,
+    day_start,
     group_balances,
     standings,
 )
@@ -244,15 +245,23 @@ def test_an_owner_names_a_season_and_a_viewer_cannot(client, user, django_user_m
     assert not Season.objects.exists()
 
 
-def test_home_links_the_standings_of_the_current_season(client_in, user):
+def test_home_links_the_standings_of_the_current_season(client_in, user, monkeypatch):
     group = Group.home(user)
     today = timezone.localdate()
     page = text(client_in.get(url("home")))
     assert f'standings/?season={today.year}">Standings of {today.year}</a>' in page
-    season = Season.objects.create(group=group, name="This winter", start=today, end=today)
+    named = {"name": "This winter", "start": today, "end": today}
+    client_in.post(url("season_create", group.pk), named)
+    season = Season.objects.get()
     page = text(client_in.get(url("home")))
     assert f'standings/?season=s{season.pk}">Standings of This winter</a>' in page
     assert get_user_model().objects.count() == 1
+    # The next day, with no write meanwhile, the season is the year again.
+    tomorrow = day_start(today + timedelta(days=1)) + timedelta(minutes=1)
+    monkeypatch.setattr(timezone, "now", lambda: tomorrow)
+    year = tomorrow.year
+    page = text(client_in.get(url("home")))
+    assert f'standings/?season={year}">Standings of {year}</a>' in page
 
 
 def test_the_picker_lists_at_most_fifty_years(user):

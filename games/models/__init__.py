@@ -65,7 +65,7 @@ from games.models.results import (
     Tallied,
     stat_sums,
 )
-from games.models.seasons import Season, Span, Standing, standings
+from games.models.seasons import Season, Span, Standing, day_start, standings
 from games.models.sums import NightSum, NightTransfers, recount_sums, run_totals, running_money
 from games.models.writes import (
     Earlier,
@@ -143,6 +143,7 @@ __all__ = [
     "check_payment",
     "check_room",
     "claim_player",
+    "day_start",
     "delete_account",
     "groups_turn",
     "run_totals",

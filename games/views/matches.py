@@ -33,6 +33,7 @@ from games.models import (
     Player,
     Role,
     create_match,
+    day_start,
     import_match,
 )
 from games.responses import (
@@ -110,16 +111,20 @@ def home(request: SignedInRequest) -> HttpResponse:
     me = payways_me(request, group.pk)
 
     def draw() -> tuple[dict[str, str], datetime | None]:
-        """The matches and the latest night's settle-up, drawn once a version of the group."""
+        """The matches, the latest night's settle-up and the link to the season's standings,
+        drawn once a version of the group, and again each day (today's season may change)."""
         tonight = _tonight(group, me)
         context = {
             "group": group,
             "playing": cards_of(MatchQuerySet.latest_ids(group, finished=False, most=20)),
             "finished": cards_of(MatchQuerySet.latest_ids(group, finished=True, most=5)),
             "tonight": tonight,
+            "season": current_season(group),
         }
         records = regions.partial(request, "games/home.html#records", context)
-        ends = tonight["last"] + TONIGHT if tonight and tonight["is_tonight"] else None
+        ends = day_start(timezone.localdate() + timedelta(days=1))
+        if tonight and tonight["is_tonight"]:
+            ends = min(ends, tonight["last"] + TONIGHT)
         return {"records": records}, ends
 
     return render(
@@ -129,7 +134,6 @@ def home(request: SignedInRequest) -> HttpResponse:
             "group": group,
             "groups": group_switch(request, group),
             "can_score": access.may(request, group, Role.SCORER),
-            "season": current_season(group),
             **regions.region(request, group, "home", (me,), draw),
         },
     )
