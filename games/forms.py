@@ -121,7 +121,7 @@ class CentsField(forms.Field):
             words = self.error_messages.get("max_length", self.error_messages["invalid"])
             raise forms.ValidationError(words, code="max_length")
         try:
-            cents = rules.parse_money(text)
+            cents = rules.parse_money("0" + text if text.startswith(".") else text)  # ".10"
         except ValueError:
             raise forms.ValidationError(self.error_messages["invalid"], code="invalid") from None
         if cents > rules.MAX_STAKE_CENTS:
@@ -173,7 +173,7 @@ class MatchForm(forms.Form):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        names = [(self.data.get(s) or "").strip() for s in self.SEATS]
+        names = self.typed_names()
         choice_field(self, "dealer").choices = [
             (str(i), name or f"Seat {i + 1}") for i, name in enumerate(names)
         ] + [("random", "Pick at random")]
@@ -204,8 +204,9 @@ class MatchForm(forms.Form):
             yield self[f"rule_{name}"], shown or ("none" if value is None else value)
 
     def dealer_choices(self) -> Iterator[tuple[BoundWidget, bool]]:
-        """(radio, hidden?) for each dealer choice: empty seats hide once any name is typed."""
-        names = self.seat_names()
+        """(radio, hidden?) for each dealer choice: empty seats hide once any name is typed (a
+        name refused stays, to be put right)."""
+        names = self.typed_names()
         for radio in self["dealer"]:
             seat = radio.data["value"]
             yield radio, seat.isdigit() and any(names) and not names[int(seat)]
@@ -223,6 +224,10 @@ class MatchForm(forms.Form):
         stakes = self.chosen_preset.stakes
         for name in self.STAKES:
             yield self[name], rules.format_money(getattr(stakes, name))
+
+    def typed_names(self) -> list[str]:
+        """The seats' names as typed, refused or not, "" for an empty seat."""
+        return [(self.data.get(s) or "").strip() for s in self.SEATS]
 
     def seat_names(self) -> list[str]:
         """The seats' names as typed, "" for an empty seat."""

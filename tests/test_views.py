@@ -513,6 +513,8 @@ def test_editing_a_hand_rescores_every_later_hand(client_in, user):
     assert response.status_code == 302
     state, _ = Match.objects.with_seats().get(pk=match.pk).replay()
     assert state.scores == {"Ann": 22, "Bob": 22, "Cat": 23, "Dan": 23}
+    board = client_in.get(response["Location"]).content.decode()
+    assert "Hand 1 changed; every later hand re-scored." in board
 
 
 def test_an_edit_that_breaks_a_later_hand_is_refused_naming_it(client_in, user):
@@ -606,6 +608,24 @@ def test_a_bad_new_match_says_why(client_in, change, message):
         "&#x27;", "'"
     )
     assert not Match.objects.exists()
+
+
+def test_a_seat_refused_stays_among_the_first_dealers_to_be_put_right(client_in):
+    long = "O'Brien " * 6  # past the longest name
+    data = {**NEW_MATCH, "create": "1", "seat_3": long}
+    page = client_in.post(url("match_create"), data).content.decode()
+    assert "Seat 4: Ensure this value has at most 40 characters" in page
+    tile = re.search(
+        r'<label class="choice"( hidden)?><input type="radio" name="dealer" value="3"', page
+    )
+    assert tile and not tile.group(1)
+    assert not Match.objects.exists()
+
+
+def test_a_stake_typed_without_its_zero_is_taken(client_in):
+    data = {**NEW_MATCH, "create": "1", "per_game": ".5", "per_point": " .10"}
+    assert client_in.post(url("match_create"), data).status_code == 302
+    assert Match.objects.get().stakes() == rules.Stakes(per_game=50, per_point=10)
 
 
 def test_the_form_takes_every_stake_an_import_takes_and_no_more(client_in, user):
