@@ -411,6 +411,28 @@ NEW_MATCH_TARGETS = (
 )
 
 
+SEAT_4_HINT = """(shown) => {
+    const color = getComputedStyle(document.querySelector("#id_seat_3"), "::placeholder").color;
+    return (color !== "rgba(0, 0, 0, 0)") === shown;
+}"""
+
+
+def test_seat_4_says_it_may_stay_empty_only_under_rules_for_3_players(page: Page, live_server):
+    signed_in(page, live_server.url, "hint")
+    page.get_by_role("link", name="New match").click()
+    expect(page.locator("#id_seat_3")).to_have_attribute("placeholder", "empty if 3")
+    for preset, shown in (
+        ("Dirty Clubs, counted up", True),
+        ("Standard", False),
+        ("Spades 21", True),
+    ):
+        page.locator("label.preset").filter(has_text=preset).first.click()
+        page.wait_for_function(SEAT_4_HINT, arg=shown)
+    page.locator("#house-rules summary").click()  # Spades 21, played by four alone
+    page.select_option("#id_rule_players", value="4")
+    page.wait_for_function(SEAT_4_HINT, arg=False)
+
+
 @pytest.mark.browser_context_args(viewport=SMALL)
 def test_a_table_that_plays_its_usual_rules_starts_within_a_screen_and_a_half(
     page: Page, live_server
@@ -964,6 +986,12 @@ def test_a_friend_invited_by_qr_keeps_score_on_their_own_phone(browser, page: Pa
     no_axe_violations(page)
     snap(page, "group-invite")
     link = page.locator(".invite a[href*='/join/']").first.get_attribute("href")
+    # For the group's chat: the link copied in one tap, no long press on a long address.
+    page.context.grant_permissions(["clipboard-read", "clipboard-write"])
+    page.locator(".invite").first.get_by_role("button", name="Copy the link").click()
+    page.wait_for_function(
+        "async (link) => (await navigator.clipboard.readText()) === link", arg=link
+    )
     page.goto(match_url)
 
     # The friend opens it signed out, signs up from it and joins.

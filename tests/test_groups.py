@@ -518,14 +518,18 @@ def test_the_change_log_lists_every_write_with_who_and_what(client, table):
     match = table["match"]
     as_(client, table["scorer"]).post(url("hand_create", match.pk), drawn(match, **HEARTS))
     edit = drawn(match, **{**HEARTS, "t1": "2", "t3": "3"})
-    as_(client, table["owner"]).post(url("hand_edit", match.pk, 2), edit)
-    board = client.get(match.get_absolute_url()).content.decode()
+    board = as_(client, table["owner"]).post(url("hand_edit", match.pk, 2), edit, follow=True)
+    board = board.content.decode()
+    assert "Hand 2 changed." in board  # the last hand: no later hand to score again
     assert "changed by ann at" in board
     client.post(url("hand_undo", match.pk), drawn(match, number="2"))
-    log = as_(client, table["viewer"]).get(url("match_log", match.pk)).content.decode()
+    log = html.unescape(
+        as_(client, table["viewer"]).get(url("match_log", match.pk)).content.decode()
+    )
     undone, changed, saved = (log.index(w) for w in ("Undid hand 2", "Changed hand 2", "Saved"))
     assert undone < changed < saved  # newest first
-    assert "Bob 3 → 2 tricks" in log and "Dan 2 → 3 tricks" in log
+    assert "Bob's tricks 3 → 2" in log and "Dan's tricks 2 → 3" in log
+    assert "Imported the match with 1 hand</p>" in log
     assert "bob" in log and "Bob 2, Dan 3 tricks" in log  # the undone hand, as it was
     assert [c.kind for c in Change.objects.filter(match=match).order_by("at", "pk")] == [
         "started",

@@ -410,7 +410,8 @@ def hand_edit(request: SignedInRequest, pk: int, number: int) -> HttpResponse:
             form.add_error(None, CANT_SAVE)
             return _cant_save(_edit_page(request, match, number, form, status=503))
         else:
-            messages.success(request, f"Hand {number} changed; every later hand re-scored.")
+            later = "; every later hand re-scored" if number < match.hands_played else ""
+            messages.success(request, f"Hand {number} changed{later}.")
             return _go(request, match)
     elif version != match.version:
         return _stale_edit(request, pk, number)

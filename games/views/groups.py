@@ -431,7 +431,7 @@ def _hand_words(hand: _LoggedHand) -> str:
 
 
 def _edit_words(before: _LoggedHand, after: _LoggedHand) -> str:
-    """What an edit changed: "Cat 2 → 1 tricks", "maker Bob → Cat"."""
+    """What an edit changed: "Cat's tricks 2 → 1", "maker Bob → Cat"."""
     out = []
     for key, label in (("upcard", "upcard"), ("trump", "trump"), ("maker", "maker")):
         if before.get(key) != after.get(key):
@@ -452,16 +452,17 @@ def _edit_words(before: _LoggedHand, after: _LoggedHand) -> str:
     old, new = before.get("tricks") or {}, after.get("tricks") or {}
     for name in dict.fromkeys([*old, *new]):
         if name in old and name in new and old[name] != new[name]:
-            out.append(f"{name} {old[name]} → {new[name]} tricks")
+            out.append(f"{name}'s tricks {old[name]} → {new[name]}")
         elif name in new and name not in old:
-            out.append(f"{name} {new[name]} tricks")
+            out.append(f"{name} {new[name]} {'trick' if new[name] == 1 else 'tricks'}")
     return "; ".join(out) or "nothing changed"
 
 
 def _log_line(change: Change) -> str:
     if change.kind == Change.Kind.STARTED:
         if change.number:
-            return f"Imported the match with {change.number} hands"
+            hands = "1 hand" if change.number == 1 else f"{change.number} hands"
+            return f"Imported the match with {hands}"
         return "Started the match"
     before, after = change.before, change.after  # as Change.note keeps them for each kind
     if change.kind == Change.Kind.SAVED:
