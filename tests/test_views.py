@@ -1931,6 +1931,27 @@ def test_two_spellings_merge_and_every_match_replays_the_same(client_in, user):
     assert bob.totals() == {"played": 2, "finished": 1, "won": 1, "money": {}}
 
 
+def test_another_spelling_starts_with_nobody_chosen_and_none_chosen_is_refused_in_words(
+    client_in, user
+):
+    make_match(user)
+    make_match(user, names=("Ann", "Rob", "Cat", "Dan"))
+    bob, rob = Player.objects.get(name="Bob"), Player.objects.get(name="Rob")
+    page = client_in.get(url("player_detail", bob.pk)).content.decode()
+    choice = re.search(r'<select id="id_other".*?</select>', page, re.S).group()
+    assert re.findall(r"<option[^>]*>[^<]*", choice)[0] == '<option value="">Choose…'
+    assert "selected" not in choice
+    for blank in ({}, {"other": ""}, {"other": "x", "same": "1"}):
+        response = client_in.post(url("player_merge", bob.pk), blank)
+        assert response.status_code == 200
+        assert "Choose which player is another spelling of Bob." in response.content.decode()
+    assert Player.objects.filter(group=bob.group_id).count() == 5
+    # Refused for the box left unticked, the player chosen stays chosen.
+    html = client_in.post(url("player_merge", bob.pk), {"other": str(rob.pk)}).content.decode()
+    assert "Tick the box to say that Rob and Bob are the same person." in html
+    assert f'<option value="{rob.pk}" selected>Rob</option>' in html
+
+
 def test_two_players_of_one_match_are_never_merged(client_in, user):
     make_match(user, hands=[CLUB])
     bob, cat = Player.objects.get(name="Bob"), Player.objects.get(name="Cat")

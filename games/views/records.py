@@ -372,23 +372,21 @@ def player_merge(request: SignedInRequest, pk: int) -> HttpResponse:
     try:
         other_pk = forms.IntegerField(min_value=1).clean(request.POST.get("other"))
     except ValidationError:
-        return redirect(player.get_absolute_url())
+        error = f"Choose which player is another spelling of {player.name}."
+        context = _player_context(request, player, merge_error=error)
+        return render(request, "games/player_detail.html", context)
     other = get_object_or_404(Player, pk=other_pk, group=player.group_id)
     if not request.POST.get("same"):
         error = f"Tick the box to say that {other.name} and {player.name} are the same person."
-        return render(
-            request, "games/player_detail.html", _player_context(request, player, merge_error=error)
-        )
+        context = _player_context(request, player, merge_error=error, chosen=other.pk)
+        return render(request, "games/player_detail.html", context)
     try:
         moved = player.merge(other)
     except Group.DoesNotExist:
         return refuse(request, 404, GROUP_GONE)
     except rules.RuleError as e:
-        return render(
-            request,
-            "games/player_detail.html",
-            _player_context(request, player, merge_error=e.message),
-        )
+        context = _player_context(request, player, merge_error=e.message, chosen=other.pk)
+        return render(request, "games/player_detail.html", context)
     words = f"{moved} match{'es' if moved != 1 else ''}"
     messages.success(request, f"{other.name} is {player.name} now: {words} moved over.")
     return redirect(player.get_absolute_url())
