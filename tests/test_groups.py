@@ -489,7 +489,13 @@ def test_a_new_match_goes_into_the_group_the_form_names(client, table):
 
 def test_this_is_me_marks_the_member_s_player(client, table):
     bob = Player.objects.get(group=table["group"], name="Bob")
-    as_(client, table["scorer"]).post(url("group_me", table["group"].pk), {"player": bob.pk})
+    response = as_(client, table["scorer"]).post(
+        url("group_me", table["group"].pk), {"player": bob.pk}
+    )
+    # Back to the group's page, where saying so lets them say how they like to be paid.
+    assert response["Location"] == url("group_detail", table["group"].pk) + "#pay-title"
+    page = text(client.get(response["Location"]))
+    assert "You are Bob in Ann's table." in page and "How you like to be paid" in page
     players = client.get(url("player_list") + f"?group={table['group'].pk}")
     assert 'Bob <span class="badge win">You</span>' in players.content.decode()
     response = as_(client, table["viewer"]).post(
