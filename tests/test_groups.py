@@ -104,6 +104,19 @@ def test_the_table_named_at_sign_up_is_the_groups_name_and_can_be_renamed(client
     assert "Which player are you at Yan's table?" in text(client.get(url("me")))
 
 
+def test_a_group_name_refused_stays_in_its_box_as_typed(client_in, user):
+    group = Group.home(user)
+    typed = "The Monday night euchre club at the lake house, everyone welcome"
+    response = client_in.post(url("group_rename", group.pk), {"name": typed})
+    box = re.search(r'<input type="text" name="name"[^>]*>', text(response)).group()
+    assert f'value="{typed}"' in box and 'aria-invalid="true"' in box
+    assert 'aria-describedby="id_name_error"' in box
+    assert '<div id="id_name_error"><p class="error">Keep the name to 60 letters.</p>' in text(
+        response
+    )
+    assert Group.objects.get(pk=group.pk).name == group.name
+
+
 def test_a_table_name_with_a_control_character_is_refused_and_no_account_made(client):
     response = client.post(
         url("signup"),

@@ -1895,6 +1895,16 @@ def test_a_renamed_player_keeps_every_match_and_its_scores(client_in, user):
     assert Player.objects.get(pk=bob.pk).name == "Robert"
 
 
+def test_a_refused_rename_keeps_the_name_typed_in_its_box_marked_wrong(client_in, user):
+    make_match(user)
+    bob = Player.objects.get(name="Bob")
+    html = client_in.post(url("player_rename", bob.pk), {"name": "Dan"}).content.decode()
+    assert "There is already a player called Dan." in html
+    box = re.search(r'<input id="id_name"[^>]*>', html).group()
+    assert 'value="Dan"' in box and 'aria-invalid="true"' in box
+    assert Player.objects.get(pk=bob.pk).name == "Bob"
+
+
 def test_every_way_a_name_comes_in_takes_the_same_longest_name(client_in, user):
     longest, over = "A" * rules.NAME_LENGTH, "B" * (rules.NAME_LENGTH + 1)
     limit = f'maxlength="{rules.NAME_LENGTH}"'

@@ -350,12 +350,12 @@ def player_detail(request: SignedInRequest, pk: int) -> HttpResponse:
 @require_POST
 def player_rename(request: SignedInRequest, pk: int) -> HttpResponse:
     player = access.get(request, Player, Role.SCORER, pk=pk)
-    old = player.name
+    old, typed = player.name, request.POST.get("name", "")
     try:
-        player.rename(request.POST.get("name", ""))
+        player.rename(typed)
     except rules.RuleError as e:
         player.name = old
-        context = _player_context(request, player, rename_error=e.message)
+        context = _player_context(request, player, rename_error=e.message, typed=typed)
         return render(request, "games/player_detail.html", context, status=200)
     except Group.DoesNotExist:
         return refuse(request, 404, GROUP_GONE)
