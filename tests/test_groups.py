@@ -104,6 +104,19 @@ def test_the_table_named_at_sign_up_is_the_groups_name_and_can_be_renamed(client
     assert "Which player are you at Yan's table?" in text(client.get(url("me")))
 
 
+def test_a_group_name_refused_stays_in_its_box_as_typed(client_in, user):
+    group = Group.home(user)
+    typed = "The Monday night euchre club at the lake house, everyone welcome"
+    response = client_in.post(url("group_rename", group.pk), {"name": typed})
+    box = re.search(r'<input type="text" name="name"[^>]*>', text(response)).group()
+    assert f'value="{typed}"' in box and 'aria-invalid="true"' in box
+    assert 'aria-describedby="id_name_error"' in box
+    assert '<div id="id_name_error"><p class="error">Keep the name to 60 letters.</p>' in text(
+        response
+    )
+    assert Group.objects.get(pk=group.pk).name == group.name
+
+
 def test_a_table_name_with_a_control_character_is_refused_and_no_account_made(client):
     response = client.post(
         url("signup"),
@@ -489,7 +502,13 @@ def test_a_new_match_goes_into_the_group_the_form_names(client, table):
 
 def test_this_is_me_marks_the_member_s_player(client, table):
     bob = Player.objects.get(group=table["group"], name="Bob")
-    as_(client, table["scorer"]).post(url("group_me", table["group"].pk), {"player": bob.pk})
+    response = as_(client, table["scorer"]).post(
+        url("group_me", table["group"].pk), {"player": bob.pk}
+    )
+    # Back to the group's page, where saying so lets them say how they like to be paid.
+    assert response["Location"] == url("group_detail", table["group"].pk) + "#pay-title"
+    page = text(client.get(response["Location"]))
+    assert "You are Bob in Ann's table." in page and "How you like to be paid" in page
     players = client.get(url("player_list") + f"?group={table['group'].pk}")
     assert 'Bob <span class="badge win">You</span>' in players.content.decode()
     response = as_(client, table["viewer"]).post(

@@ -1915,6 +1915,16 @@ def test_a_renamed_player_keeps_every_match_and_its_scores(client_in, user):
     assert Player.objects.get(pk=bob.pk).name == "Robert"
 
 
+def test_a_refused_rename_keeps_the_name_typed_in_its_box_marked_wrong(client_in, user):
+    make_match(user)
+    bob = Player.objects.get(name="Bob")
+    html = client_in.post(url("player_rename", bob.pk), {"name": "Dan"}).content.decode()
+    assert "There is already a player called Dan." in html
+    box = re.search(r'<input id="id_name"[^>]*>', html).group()
+    assert 'value="Dan"' in box and 'aria-invalid="true"' in box
+    assert Player.objects.get(pk=bob.pk).name == "Bob"
+
+
 def test_every_way_a_name_comes_in_takes_the_same_longest_name(client_in, user):
     longest, over = "A" * rules.NAME_LENGTH, "B" * (rules.NAME_LENGTH + 1)
     limit = f'maxlength="{rules.NAME_LENGTH}"'
@@ -1949,6 +1959,27 @@ def test_two_spellings_merge_and_every_match_replays_the_same(client_in, user):
         after = match.replay()[0].scores
         assert list(after.values()) == list(before.values()) and match.names[1] == "Bob"
     assert bob.totals() == {"played": 2, "finished": 1, "won": 1, "money": {}}
+
+
+def test_another_spelling_starts_with_nobody_chosen_and_none_chosen_is_refused_in_words(
+    client_in, user
+):
+    make_match(user)
+    make_match(user, names=("Ann", "Rob", "Cat", "Dan"))
+    bob, rob = Player.objects.get(name="Bob"), Player.objects.get(name="Rob")
+    page = client_in.get(url("player_detail", bob.pk)).content.decode()
+    choice = re.search(r'<select id="id_other".*?</select>', page, re.S).group()
+    assert re.findall(r"<option[^>]*>[^<]*", choice)[0] == '<option value="">Choose…'
+    assert "selected" not in choice
+    for blank in ({}, {"other": ""}, {"other": "x", "same": "1"}):
+        response = client_in.post(url("player_merge", bob.pk), blank)
+        assert response.status_code == 200
+        assert "Choose which player is another spelling of Bob." in response.content.decode()
+    assert Player.objects.filter(group=bob.group_id).count() == 5
+    # Refused for the box left unticked, the player chosen stays chosen.
+    html = client_in.post(url("player_merge", bob.pk), {"other": str(rob.pk)}).content.decode()
+    assert "Tick the box to say that Rob and Bob are the same person." in html
+    assert f'<option value="{rob.pk}" selected>Rob</option>' in html
 
 
 def test_two_players_of_one_match_are_never_merged(client_in, user):

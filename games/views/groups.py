@@ -355,7 +355,8 @@ def group_me(request: SignedInRequest, pk: int) -> HttpResponse:
         messages.info(request, "You are none of the players now.")
         return redirect(group)
     messages.success(request, f"You are {player.name} in {group}.")
-    return redirect(player)
+    # What saying so opens up: how they like to be paid, on this page.
+    return redirect(reverse("games:group_detail", args=[group.pk]) + "#pay-title")
 
 
 @login_required

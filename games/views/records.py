@@ -350,12 +350,12 @@ def player_detail(request: SignedInRequest, pk: int) -> HttpResponse:
 @require_POST
 def player_rename(request: SignedInRequest, pk: int) -> HttpResponse:
     player = access.get(request, Player, Role.SCORER, pk=pk)
-    old = player.name
+    old, typed = player.name, request.POST.get("name", "")
     try:
-        player.rename(request.POST.get("name", ""))
+        player.rename(typed)
     except rules.RuleError as e:
         player.name = old
-        context = _player_context(request, player, rename_error=e.message)
+        context = _player_context(request, player, rename_error=e.message, typed=typed)
         return render(request, "games/player_detail.html", context, status=200)
     except Group.DoesNotExist:
         return refuse(request, 404, GROUP_GONE)
@@ -372,23 +372,21 @@ def player_merge(request: SignedInRequest, pk: int) -> HttpResponse:
     try:
         other_pk = forms.IntegerField(min_value=1).clean(request.POST.get("other"))
     except ValidationError:
-        return redirect(player.get_absolute_url())
+        error = f"Choose which player is another spelling of {player.name}."
+        context = _player_context(request, player, merge_error=error)
+        return render(request, "games/player_detail.html", context)
     other = get_object_or_404(Player, pk=other_pk, group=player.group_id)
     if not request.POST.get("same"):
         error = f"Tick the box to say that {other.name} and {player.name} are the same person."
-        return render(
-            request, "games/player_detail.html", _player_context(request, player, merge_error=error)
-        )
+        context = _player_context(request, player, merge_error=error, chosen=other.pk)
+        return render(request, "games/player_detail.html", context)
     try:
         moved = player.merge(other)
     except Group.DoesNotExist:
         return refuse(request, 404, GROUP_GONE)
     except rules.RuleError as e:
-        return render(
-            request,
-            "games/player_detail.html",
-            _player_context(request, player, merge_error=e.message),
-        )
+        context = _player_context(request, player, merge_error=e.message, chosen=other.pk)
+        return render(request, "games/player_detail.html", context)
     words = f"{moved} match{'es' if moved != 1 else ''}"
     messages.success(request, f"{other.name} is {player.name} now: {words} moved over.")
     return redirect(player.get_absolute_url())

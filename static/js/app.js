@@ -282,6 +282,33 @@ document.addEventListener("submit", (event) => {
 const linked = location.hash && document.getElementById(location.hash.slice(1));
 if (linked instanceof HTMLDetailsElement) linked.open = true;
 
+// A form's answer that opens the page at one of its sections ("This is me" lands on how the
+// player likes to be paid) says what was done there, not at the page's top, out of sight: its
+// message moves to just under that section's heading.
+const pageMessage = document.querySelector("main .messages")?.parentElement;
+if (linked && pageMessage) {
+  const heading = /^H\d$/.test(linked.tagName) ? linked : linked.querySelector(":scope > summary, :scope > h2, :scope > h3");
+  if (heading) heading.after(pageMessage);
+  else linked.prepend(pageMessage);
+  linked.scrollIntoView();
+}
+
+// --- A refused form ----------------------------------------------------------------------------
+// A form sent as a whole page (without htmx) that the server refuses comes back drawn from the
+// top, its words perhaps screens below, and looks as if nothing happened. A form that succeeds
+// redirects, so a page drawn with something marked wrong is such an answer: the first thing
+// marked wrong on it (a field marked aria-invalid, or an .error line) comes into view and takes
+// the focus, so that a screen reader reads it out as well.
+function showFirstError() {
+  const marked = document.querySelectorAll('main [aria-invalid="true"], main .error');
+  const first = [...marked].find((el) => el.getClientRects().length);
+  if (!first) return;
+  if (!first.matches("input, select, textarea") && !first.hasAttribute("tabindex")) first.tabIndex = -1;
+  first.focus({ preventScroll: true });
+  first.scrollIntoView({ block: "center" });
+}
+if (!document.documentElement.dataset.offline) showFirstError();
+
 // Log out: hands kept on this phone and not yet sent are never sent under another account, so
 // the log-out asks before it throws them away (the form says the words); then this account's
 // boards are forgotten with them. (How many there are is read as the page opens, so that the
