@@ -390,12 +390,19 @@ LONGEST = "Wolfeschlegelsteinhausenbergerdorffvorl"  # 39 letters, no space to b
 @pytest.mark.browser_context_args(viewport=SMALL)
 def test_the_longest_name_stays_within_a_small_phones_screen(page: Page, live_server):
     """A name as long as a seat takes wraps or ends in "…": no page grows wider than the
-    phone, so nothing (a dealer's tile over Start the match, a card's edge) is off screen."""
+    phone, so nothing (a dealer's tile over Start the match, a card's edge) is off screen.
+    So does a group's name as long as a group's (its "Leave" button, the bar atop each page)."""
+    from games.models import GROUP_NAME_LENGTH, Group, groups_turn
+
     signed_in(page, live_server.url, "longnames")
+    group = Group.objects.get(home_of__username="longnames")
+    Group.objects.filter(pk=group.pk).update(name=(LONGEST * 2)[:GROUP_NAME_LENGTH])
+    groups_turn(group.pk)
     new_match(page, "Standard", ["Ann", "Bob", LONGEST, "Dan"], LONGEST)
     expect(page.locator(".score").filter(has_text="Wolf")).to_be_visible()
     board = page.url
-    for path in (board, "/", "/matches/", "/players/", "/matches/new/"):
+    pages = ("/", "/matches/", "/players/", "/nights/", group.get_absolute_url(), "/matches/new/")
+    for path in (board, *pages):
         page.goto(path if path.startswith("http") else live_server.url + path)
         expect(page.locator("main")).to_be_visible()
         if path == "/matches/new/":
