@@ -435,7 +435,9 @@ def test_seat_4_says_it_may_stay_empty_only_under_rules_for_3_players(page: Page
     ):
         page.locator("label.preset").filter(has_text=preset).first.click()
         page.wait_for_function(SEAT_4_HINT, arg=shown)
-    page.locator("#house-rules summary").click()  # Spades 21, played by four alone
+    # Spades 21, played by four alone (once its house rules are drawn: they follow the preset).
+    expect(page.locator(".house-rules")).to_contain_text("blank follows Spades 21")
+    page.locator("#house-rules summary").click()
     page.select_option("#id_rule_players", value="4")
     page.wait_for_function(SEAT_4_HINT, arg=False)
 
