@@ -134,27 +134,24 @@ def won_by(how: str | None) -> str:
     return "took all five tricks" if how == rules.SWEEP else "reached zero"
 
 
+def plural(n: int, one: str, many: str = "") -> str:
+    """ "1 hand", "3 hands": `n` and the word for it (`many` where it is not `one` and "s")."""
+    return f"{n} {one if n == 1 else many or one + 's'}"
+
+
 def card_meta(hands: int, winners: Sequence[str] | None = None, dealer: str | None = None) -> str:
     """A match card's line: "Ann & Bob won · 12 hands", or "3 hands · Cat deals next"."""
-    count = f"{hands} hand{'' if hands == 1 else 's'}"
+    count = plural(hands, "hand")
     if winners:
         return f"{' & '.join(winners)} won · {count}"
     return f"{count} · {dealer} deals next"
-
-
-def _points(n: int) -> str:
-    return f"{n} point{'' if n == 1 else 's'}"
-
-
-def _tricks(n: int) -> str:
-    return f"{n} trick{'' if n == 1 else 's'}"
 
 
 def tricks_given(left: int, tricks: int, blank: bool) -> str:
     """How far a hand's tricks have been given, beside their rows: "3 of 5 left to give",
     "all 5 given", "1 trick too many"."""
     if left < 0:
-        return f"{_tricks(-left)} too many"
+        return f"{plural(-left, 'trick')} too many"
     if left == 0 and not blank:
         return f"all {tricks} given"
     return f"{left} of {tricks} left to give"
@@ -204,7 +201,7 @@ def rules_in_words(
         else:
             turned += (
                 "drop out. The dealer picks it up and is the maker, needing "
-                f"{_tricks(r.auto_trump_dealer_needs)}; everyone else needs 1."
+                f"{plural(r.auto_trump_dealer_needs, 'trick')}; everyone else needs 1."
             )
         out.append((f"A turned {r.auto_trump[:-1]}", turned))
     else:
@@ -213,7 +210,8 @@ def rules_in_words(
     if r.bidding == rules.ORDER_UP:
         making = (
             f"{other} player orders up the upcard's suit, or in a second round names another suit "
-            f"(never the one turned down), and is the maker: they need {_tricks(r.maker_needs)}."
+            "(never the one turned down), and is the maker: they need "
+            f"{plural(r.maker_needs, 'trick')}."
         )
     else:
         making = (
@@ -258,13 +256,13 @@ def rules_in_words(
     else:
         maker = (
             "A maker who takes fewer tricks than they need is set: "
-            f"{sign}{_points(r.set_penalty)}, and {counted} the tricks they took."
+            f"{sign}{plural(r.set_penalty, 'point')}, and {counted} the tricks they took."
         )
     tricks = "adds their tricks to" if up else "takes their tricks off"
     scoring = (
         f"Everyone who played {tricks} their score. "
         f"{maker} Anyone else who played and took no trick gets "
-        f"{sign}{_points(r.zero_trick_penalty)}."
+        f"{sign}{plural(r.zero_trick_penalty, 'point')}."
     )
     if r.cap_at_start:
         floor = "below 0" if up else f"above {start}"

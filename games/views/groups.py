@@ -41,7 +41,7 @@ from games.views.common import (
     group_switch,
     qr,
 )
-from games.words import SUIT_SYMBOLS
+from games.words import SUIT_SYMBOLS, plural
 
 REMOVE = "remove"
 
@@ -300,7 +300,7 @@ def group_members(request: SignedInRequest, pk: int) -> HttpResponse:
         return refuse(request, 404, GROUP_GONE)
     if role == REMOVE:
         links = (
-            f" The board links of its {renewed} unfinished match{'es' if renewed != 1 else ''}"
+            f" The board links of its {plural(renewed, 'unfinished match', 'unfinished matches')}"
             " are new: the old ones no longer work."
             if renewed
             else ""
@@ -455,15 +455,14 @@ def _edit_words(before: _LoggedHand, after: _LoggedHand) -> str:
         if name in old and name in new and old[name] != new[name]:
             out.append(f"{name}'s tricks {old[name]} → {new[name]}")
         elif name in new and name not in old:
-            out.append(f"{name} {new[name]} {'trick' if new[name] == 1 else 'tricks'}")
+            out.append(f"{name} {plural(new[name], 'trick')}")
     return "; ".join(out) or "nothing changed"
 
 
 def _log_line(change: Change) -> str:
     if change.kind == Change.Kind.STARTED:
         if change.number:
-            hands = "1 hand" if change.number == 1 else f"{change.number} hands"
-            return f"Imported the match with {hands}"
+            return f"Imported the match with {plural(change.number, 'hand')}"
         return "Started the match"
     before, after = change.before, change.after  # as Change.note keeps them for each kind
     if change.kind == Change.Kind.SAVED:

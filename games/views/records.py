@@ -255,7 +255,7 @@ def night_list(request: SignedInRequest) -> HttpResponse:
         rows = []
         for n in page:
             began = timezone.localtime(n.began)
-            count = f"{n.count} match{'' if n.count == 1 else 'es'}"
+            count = words.plural(n.count, "match", "matches")
             rows.append(
                 {
                     "pk": n.pk,
@@ -387,8 +387,8 @@ def player_merge(request: SignedInRequest, pk: int) -> HttpResponse:
     except rules.RuleError as e:
         context = _player_context(request, player, merge_error=e.message, chosen=other.pk)
         return render(request, "games/player_detail.html", context)
-    words = f"{moved} match{'es' if moved != 1 else ''}"
-    messages.success(request, f"{other.name} is {player.name} now: {words} moved over.")
+    moved_words = words.plural(moved, "match", "matches")
+    messages.success(request, f"{other.name} is {player.name} now: {moved_words} moved over.")
     return redirect(player.get_absolute_url())
 
 
