@@ -220,6 +220,13 @@ class Group(models.Model):
         Removal.objects.update_or_create(group=self, user=user, defaults={"at": timezone.now()})
 
 
+def author(by: User | AnonymousUser | None) -> tuple[User | None, str]:
+    """Who made a write, as a change or a payment keeps it: the account (None where nobody was
+    signed in), and its name in words, which stays when the account is deleted."""
+    user = by if by is not None and by.is_authenticated else None
+    return user, user.get_username() if user else ""
+
+
 def delete_account(user: User, deleted_with_it: set[int] | None = None) -> None:
     """Delete the account, and the groups in which nobody else is. ValidationError, in words
     and with nothing deleted, if it is the only owner of a group others are in (a group always

@@ -14,7 +14,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from games import matchfile, rules, words
-from games.models.groups import Membership
+from games.models.groups import Membership, author
 from games.models.matches import VERDICT_COLUMNS, Match
 from games.models.sql import fetch, moment, statement
 
@@ -261,13 +261,13 @@ class Change(models.Model):
         after: rules.Hand | None = None,
         key: str | None = None,
     ) -> Change:
-        user = by if by is not None and by.is_authenticated else None
+        user, name = author(by)
         return cls.objects.create(
             match=match,
             kind=kind,
             number=number,
             user=user,
-            by=user.get_username() if user else "",
+            by=name,
             before=None if before is None else matchfile.dump_hand(before),
             after=None if after is None else matchfile.dump_hand(after),
             key=key or "",

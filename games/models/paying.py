@@ -11,7 +11,7 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 
 from games import rules
-from games.models.groups import Group, groups_turn
+from games.models.groups import Group, author, groups_turn
 from games.models.ledger import PAYMENT_TOO_BIG, FormUsed, Payment
 from games.models.nights import Night
 from games.models.players import Player
@@ -49,7 +49,7 @@ def store_payment(
 ) -> Payment:
     """Check and store a payment; the caller holds the group's turn (`groups_turn`)."""
     check_payment(group_id, payer, payee, cents, currency)
-    user = by if by is not None and by.is_authenticated else None
+    user, name = author(by)
     return Payment.objects.create(
         group_id=group_id,
         payer=payer,
@@ -57,7 +57,7 @@ def store_payment(
         amount_cents=cents,
         currency=currency,
         recorded_by=user,
-        by=user.get_username() if user else "",
+        by=name,
         night=night,
         token=token,
     )
